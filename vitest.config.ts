@@ -9,5 +9,5 @@ export const config = defineConfig({
   },
 });
 
-// eslint-disable-next-line no-restricted-exports -- vitest requires a default export
+// vitest requires a default export
 export default config;

@@ -1,0 +1,23 @@
+import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type { AgentEvent } from "../agent/events.js";
+import { toolEndUpdate, toolStartUpdate } from "./tool-render.js";
+
+/**
+ * The `session/update` an agent event becomes, or undefined when the editor is not told.
+ * Pure. Tool starts and ends pair by the model's tool-call id, so parallel and repeated
+ * calls of one tool always close their own ACP tool call.
+ */
+export function toSessionUpdate(event: AgentEvent): SessionUpdate | undefined {
+  switch (event.type) {
+    case "message_delta":
+      return { sessionUpdate: "agent_message_chunk", messageId: event.messageId, content: { type: "text", text: event.text } };
+    case "reasoning_delta":
+      return { sessionUpdate: "agent_thought_chunk", messageId: event.messageId, content: { type: "text", text: event.text } };
+    case "tool_start":
+      return toolStartUpdate(event);
+    case "tool_end":
+      return toolEndUpdate(event);
+    default:
+      return undefined;
+  }
+}

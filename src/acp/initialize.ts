@@ -1,0 +1,19 @@
+import { PROTOCOL_VERSION, type InitializeResponse } from "@agentclientprotocol/sdk/unstable";
+import { VERSION } from "../shared/version.js";
+import { buildAuthMethods } from "./auth.js";
+
+/**
+ * The `initialize` answer. Capabilities advertise only what exists: text prompts, no session
+ * loading, no MCP, no embedded context yet.
+ */
+export function initializeResponse(configuredProvider: string | undefined): InitializeResponse {
+  return {
+    protocolVersion: PROTOCOL_VERSION,
+    agentInfo: { name: "hermes-agent", title: "Hermes Agent", version: VERSION },
+    agentCapabilities: {
+      loadSession: false,
+      promptCapabilities: { image: false, audio: false, embeddedContext: false },
+    },
+    authMethods: buildAuthMethods(configuredProvider),
+  };
+}

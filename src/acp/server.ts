@@ -1,0 +1,22 @@
+import { Readable, Writable } from "node:stream";
+import { ndJsonStream } from "@agentclientprotocol/sdk/unstable";
+import type { Runtime } from "../runtime/runtime.js";
+import { log } from "../shared/logger.js";
+import { createAgentApp } from "./agent-app.js";
+
+/**
+ * Serves ACP over the given byte streams (stdin/stdout in production) until the client closes
+ * the connection. Only JSON-RPC frames are written to `output`.
+ */
+export async function serveAcp(runtime: Runtime, input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Promise<void> {
+  const { app, sessions } = createAgentApp(runtime);
+  const stream = ndJsonStream(
+    Writable.toWeb(output as Writable) as WritableStream<Uint8Array>,
+    Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>,
+  );
+  const connection = app.connect(stream);
+  log.info("ACP server ready on stdio");
+  await connection.closed;
+  sessions.cancelAll();
+  log.info("ACP connection closed");
+}

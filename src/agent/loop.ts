@@ -1,0 +1,121 @@
+import type { ChatMessage, Provider, TokenUsage, ToolCall } from "../llm/types.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { ToolContext } from "../tools/types.js";
+import type { EmitAgentEvent, StopReason } from "./events.js";
+import { callModel, type ModelCallResult } from "./model-call.js";
+import { runToolCall } from "./tool-runner.js";
+import { addUsage } from "./usage.js";
+
+export interface TurnInput {
+  provider: Provider;
+  model: string;
+  /** Sent first on every call, byte for byte. */
+  systemPrompt: string;
+  tools: ToolRegistry;
+  /** The conversation so far. The turn appends to it in place, in order. */
+  history: ChatMessage[];
+  user: Extract<ChatMessage, { role: "user" }>;
+  /** Tool-calling iterations before one last call without tools. */
+  maxTurns: number;
+  maxTokens?: number;
+  toolContext: Omit<ToolContext, "signal">;
+  signal: AbortSignal;
+  emit: EmitAgentEvent;
+  /** Called after each message lands in history (for persistence). Must not throw. */
+  onAppend?: (message: ChatMessage) => void;
+  newMessageId: () => string;
+}
+
+export interface TurnResult {
+  stopReason: StopReason;
+  usage: TokenUsage | undefined;
+}
+
+const CANCELLED_TOOL_RESULT = "Tool call cancelled by the user before it ran.";
+
+/**
+ * Runs one user turn: stream the model; run the tools it calls and call it again; stop on a
+ * text-only answer. Cancellation (the signal) stops the stream at once and tools between calls;
+ * text already streamed stays in history, and every tool call in history gets a result.
+ * Emits `turn_end` last and resolves with the same stop reason. Never throws.
+ */
+export async function runTurn(input: TurnInput): Promise<TurnResult> {
+  const { history, signal, emit } = input;
+  let usage: TokenUsage | undefined;
+  const append = (message: ChatMessage): void => {
+    history.push(message);
+    input.onAppend?.(message);
+  };
+  const finish = (stopReason: StopReason): TurnResult => {
+    emit({ type: "turn_end", stopReason, ...(usage ? { usage } : {}) });
+    return { stopReason, usage };
+  };
+
+  append(input.user);
+
+  for (let iteration = 0; ; iteration++) {
+    if (signal.aborted) return finish("cancelled");
+    const withTools = iteration < input.maxTurns;
+    const messageId = input.newMessageId();
+    const call = await callModel(
+      input.provider,
+      {
+        model: input.model,
+        messages: [{ role: "system", content: input.systemPrompt }, ...history],
+        ...(withTools && input.tools.names().length ? { tools: input.tools.schemas() } : {}),
+        ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}),
+      },
+      messageId,
+      signal,
+      emit,
+    );
+    usage = addUsage(usage, call.usage);
+    if (call.usage) emit({ type: "usage", usage: call.usage });
+    emit({ type: "message_end", messageId });
+
+    const outcome = call.outcome;
+    if (outcome.kind !== "done") {
+      if (call.text || call.reasoning) append(assistantMessage(call, [], outcome.kind === "aborted" ? "cancelled" : "error"));
+      if (outcome.kind === "aborted") return finish("cancelled");
+      const errorId = input.newMessageId();
+      emit({ type: "message_delta", messageId: errorId, text: `${call.text ? "\n\n" : ""}Error: ${outcome.message}` });
+      emit({ type: "message_end", messageId: errorId });
+      return finish("end_turn");
+    }
+
+    const toolCalls = withTools ? call.toolCalls : [];
+    append(assistantMessage(call, toolCalls, outcome.finishReason));
+    if (toolCalls.length === 0) {
+      if (!withTools) return finish("max_turn_requests");
+      if (outcome.finishReason === "length") return finish("max_tokens");
+      if (outcome.finishReason === "content_filter") return finish("refusal");
+      return finish("end_turn");
+    }
+
+    await runToolCalls(toolCalls, input, append);
+    if (signal.aborted) return finish("cancelled");
+  }
+}
+
+function assistantMessage(call: ModelCallResult, toolCalls: ToolCall[], finishReason: string): ChatMessage {
+  return {
+    role: "assistant",
+    content: call.text || null,
+    ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+    ...(call.reasoning ? { reasoning: call.reasoning } : {}),
+    finish_reason: finishReason,
+  };
+}
+
+/** Runs calls in order; after a cancel the remaining calls get a "cancelled" result unrun. */
+async function runToolCalls(calls: ToolCall[], input: TurnInput, append: (message: ChatMessage) => void): Promise<void> {
+  const ctx = { ...input.toolContext, signal: input.signal };
+  for (const call of calls) {
+    if (input.signal.aborted) {
+      append({ role: "tool", tool_call_id: call.id, name: call.function.name, content: CANCELLED_TOOL_RESULT });
+      continue;
+    }
+    const result = await runToolCall(call, input.tools, ctx, input.emit);
+    append({ role: "tool", tool_call_id: call.id, name: call.function.name, content: result.content });
+  }
+}

@@ -1,0 +1,17 @@
+import type { TokenUsage } from "../llm/types.js";
+
+/** Sums usage across the model calls of one turn; `undefined` when no call reported any. */
+export function addUsage(total: TokenUsage | undefined, next: TokenUsage | undefined): TokenUsage | undefined {
+  if (!next) return total;
+  if (!total) return { ...next };
+  const sum: TokenUsage = {
+    inputTokens: total.inputTokens + next.inputTokens,
+    outputTokens: total.outputTokens + next.outputTokens,
+    totalTokens: total.totalTokens + next.totalTokens,
+  };
+  const reasoning = (total.reasoningTokens ?? 0) + (next.reasoningTokens ?? 0);
+  const cached = (total.cachedTokens ?? 0) + (next.cachedTokens ?? 0);
+  if (total.reasoningTokens !== undefined || next.reasoningTokens !== undefined) sum.reasoningTokens = reasoning;
+  if (total.cachedTokens !== undefined || next.cachedTokens !== undefined) sum.cachedTokens = cached;
+  return sum;
+}

@@ -1,0 +1,30 @@
+import { readFileSync } from "node:fs";
+import { parseEnv } from "node:util";
+import { HermesError } from "../shared/errors.js";
+import { isSecretName, registerSecret } from "./redact.js";
+
+/**
+ * Loads `KEY=VALUE` lines from `path` into `env` (Node's `.env` syntax: comments, quotes,
+ * `export` prefixes). Variables already present in `env` are never overridden, even when empty.
+ * Returns the keys it set (in no particular order). A missing file sets nothing and returns `[]`.
+ * Values of secret-looking keys it sets are registered for redaction.
+ * Throws HermesError `config_invalid` when the file exists but cannot be read.
+ */
+export function loadDotenv(path: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  let content: string;
+  try {
+    content = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw new HermesError("config_invalid", `Cannot read ${path}: ${(error as Error).message}`, { path });
+  }
+  const parsed = parseEnv(content);
+  const set: string[] = [];
+  for (const [key, value] of Object.entries(parsed)) {
+    if (value === undefined || env[key] !== undefined) continue;
+    env[key] = value;
+    set.push(key);
+    if (isSecretName(key)) registerSecret(value);
+  }
+  return set;
+}

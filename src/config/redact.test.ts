@@ -1,0 +1,83 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { clearRegisteredSecrets, maskSecret, redactSecrets, registerEnvSecrets, registerSecret } from "./redact.js";
+
+beforeEach(() => clearRegisteredSecrets());
+
+const OPENROUTER = "sk-or-v1-0123456789abcdef0123456789abcdef0123456789abcdef";
+const ANTHROPIC = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+const OPENAI = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWx";
+const GITHUB = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+const GITHUB_PAT = "github_pat_11ABCDEFG0123456789_abcdefghijklmnop";
+const GOOGLE = "AIzaSyA-0123456789abcdefghijklmnopqrstu";
+
+describe("redactSecrets", () => {
+  it.each([
+    [OPENROUTER, "sk-or-v1-***"],
+    [ANTHROPIC, "sk-ant-api03-***"],
+    [OPENAI, "sk-proj-***"],
+    ["sk-0123456789abcdefABCDEF", "sk-***"],
+    [GITHUB, "ghp_***"],
+    [GITHUB_PAT, "github_pat_***"],
+    [GOOGLE, "AIza***"],
+    ["hf_abcdefghijklmnopqrstuvwxyz0123", "hf_***"],
+  ])("masks vendor key %s", (key, masked) => {
+    const out = redactSecrets(`calling with key ${key} now`);
+    expect(out).toBe(`calling with key ${masked} now`);
+    expect(out).not.toContain(key);
+  });
+
+  it("masks Bearer tokens", () => {
+    const out = redactSecrets("Authorization: Bearer abc.def-ghi_jkl123456");
+    expect(out).not.toContain("abc.def-ghi_jkl123456");
+    expect(out).toContain("Bearer ***");
+  });
+
+  it("masks secret-named assignments in env, YAML and JSON forms", () => {
+    expect(redactSecrets("DEEPSEEK_API_KEY=plainvalue123")).toBe("DEEPSEEK_API_KEY=***");
+    expect(redactSecrets("export GITHUB_TOKEN='tok value'")).toBe("export GITHUB_TOKEN='***'");
+    expect(redactSecrets("  api_key: plainvalue123")).toBe("  api_key: ***");
+    expect(redactSecrets('{"api_key": "plainvalue123", "model": "x"}')).toBe('{"api_key": "***", "model": "x"}');
+    expect(redactSecrets("{ apiKey: 'plainvalue123' }")).toBe("{ apiKey: '***' }");
+    expect(redactSecrets("password=hunter2 user=bob")).toBe("password=*** user=bob");
+  });
+
+  it("keeps the vendor prefix when a secret-named assignment holds a vendor key", () => {
+    expect(redactSecrets(`OPENROUTER_API_KEY=${OPENROUTER}`)).toBe("OPENROUTER_API_KEY=sk-or-v1-***");
+  });
+
+  it("masks secret URL parameters", () => {
+    expect(redactSecrets("GET https://x.example/v1?key=abcdef123&alt=sse")).toBe("GET https://x.example/v1?key=***&alt=sse");
+  });
+
+  it("leaves ordinary text alone", () => {
+    const text = "task-0123456789abcdefgh max_tokens: 4096 key_env: OPENROUTER_API_KEY sk-learn tokens: 12 no-key-required";
+    expect(redactSecrets(text)).toBe(text);
+    expect(redactSecrets("")).toBe("");
+  });
+
+  it("always masks registered values, however they look", () => {
+    registerSecret("weird.secret/value");
+    registerSecret("short");
+    registerSecret("no-key-required");
+    registerSecret(undefined);
+    const out = redactSecrets("a weird.secret/value b short c no-key-required");
+    expect(out).toBe("a *** b short c no-key-required");
+  });
+
+  it("masks a registered vendor key whole, with its prefix kept", () => {
+    const key = "sk-or-v1-abc.def";
+    registerSecret(key);
+    expect(redactSecrets(`x ${key} y`)).toBe("x sk-or-v1-*** y");
+    expect(redactSecrets(`Authorization: Bearer ${key}`)).toBe("Authorization: Bearer sk-or-v1-***");
+  });
+
+  it("registers secret-named variables from an environment", () => {
+    registerEnvSecrets({ MY_API_KEY: "aaaa-bbbb-cccc", HOME: "/home/someone", SOME_TOKEN: "tttttttttt" });
+    expect(redactSecrets("aaaa-bbbb-cccc /home/someone tttttttttt")).toBe("*** /home/someone ***");
+  });
+
+  it("maskSecret keeps only a known prefix", () => {
+    expect(maskSecret(OPENROUTER)).toBe("sk-or-v1-***");
+    expect(maskSecret("whatever")).toBe("***");
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * Secret redaction for log lines, error messages and anything else that may leave the process.
+ * All patterns are compiled once; `redactSecrets` is safe to call on every log line.
+ */
+
+/** Vendor prefixes of API keys, longest first; a match keeps the prefix and masks the rest. */
+const TOKEN_PREFIXES = [
+  "sk-ant-api03-", "sk-ant-admin01-", "sk-ant-oat01-", "sk-ant-", "sk-or-v1-", "sk-or-", "sk-proj-",
+  "sk-svcacct-", "sk-kimi-", "sk-", "github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "glpat-",
+  "xoxb-", "xoxp-", "xoxa-", "xoxs-", "xoxr-", "hf_", "gsk_", "xai-", "pplx-", "nvapi-", "tvly-", "r8_",
+  "AIza", "AKIA", "ASIA",
+];
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** `<prefix><16+ token chars>`, not preceded by a letter or digit (so `task-…` is not `sk-…`). */
+const TOKEN_RE = new RegExp(
+  `(?<![A-Za-z0-9])(${TOKEN_PREFIXES.map(escapeRegExp).join("|")})[A-Za-z0-9_\\-]{16,}`,
+  "g",
+);
+
+/** `Bearer <token>` in headers and messages. */
+const BEARER_RE = /(\bBearer\s+)[A-Za-z0-9._~+/=-]{8,}(?![A-Za-z0-9._~+/=*-])/gi;
+
+/** Names whose value is a secret: `OPENROUTER_API_KEY`, `api_key`, `"apiKey"`, `password`, `GITHUB_TOKEN`… */
+const SECRET_NAME =
+  "[A-Za-z0-9_-]*(?:api[_-]?key|secret(?:[_-]?key)?|password|passwd|private[_-]?key|access[_-]?key|" +
+  "access[_-]?token|auth[_-]?token|refresh[_-]?token|_token)|token|authorization|x-api-key";
+
+/**
+ * `NAME=value`, `NAME: value`, `"name": "value"`, `name='value'`. Group 3 is the quote of a quoted
+ * value, group 4 the quoted value, group 5 an unquoted value.
+ */
+const ASSIGNMENT_RE = new RegExp(
+  `(?<![A-Za-z0-9_-])(["']?(?:${SECRET_NAME})["']?\\s*[:=]\\s*)` +
+    `(?:(["'\`])([^"'\`\\n]*)\\2|([^\\s"'\`,;}&]+))`,
+  "gi",
+);
+
+/** `?api_key=…`, `&token=…` in URLs. */
+const QUERY_RE = /([?&](?:api[_-]?key|key|token|access_token|auth|password|secret)=)[^&\s#"']+/gi;
+
+const MASK = "***";
+const MIN_SECRET_LENGTH = 8;
+const PLACEHOLDERS = new Set(["no-key-required"]);
+
+const registered = new Set<string>();
+let registeredRe: RegExp | undefined;
+
+/** The masked form of one secret: its vendor prefix (if any) followed by `***`. */
+export function maskSecret(value: string): string {
+  const prefix = TOKEN_PREFIXES.find((candidate) => value.startsWith(candidate));
+  return (prefix ?? "") + MASK;
+}
+
+/**
+ * Adds an exact value that `redactSecrets` always masks from now on. Values shorter than
+ * 8 characters (after trimming) and the `no-key-required` placeholder are ignored.
+ */
+export function registerSecret(value: string | null | undefined): void {
+  if (typeof value !== "string") return;
+  const trimmed = value.trim();
+  if (trimmed.length < MIN_SECRET_LENGTH || PLACEHOLDERS.has(trimmed) || registered.has(trimmed)) return;
+  registered.add(trimmed);
+  registeredRe = undefined;
+}
+
+/** Registers the values of variables whose names look secret (`*_KEY`, `*_TOKEN`, `*SECRET*`, `*PASSWORD*`). */
+export function registerEnvSecrets(env: NodeJS.ProcessEnv, names: Iterable<string> = Object.keys(env)): void {
+  for (const name of names) {
+    if (isSecretName(name)) registerSecret(env[name]);
+  }
+}
+
+/** True for environment variable names that conventionally hold credentials. */
+export function isSecretName(name: string): boolean {
+  return /API_?KEY|_KEY$|_TOKEN$|SECRET|PASSWORD|PASSWD/i.test(name);
+}
+
+/** Forgets every registered value. Intended for tests. */
+export function clearRegisteredSecrets(): void {
+  registered.clear();
+  registeredRe = undefined;
+}
+
+/**
+ * Returns `text` with registered secret values, vendor API keys, Bearer tokens, secret-named
+ * assignments (`X_API_KEY=…`, `"api_key": "…"`) and secret URL parameters masked. Never throws;
+ * text without secrets is returned unchanged.
+ */
+export function redactSecrets(text: string): string {
+  if (!text) return text;
+  let out = text;
+  if (registered.size > 0) {
+    registeredRe ??= new RegExp(
+      [...registered].sort((a, b) => b.length - a.length).map(escapeRegExp).join("|"),
+      "g",
+    );
+    out = out.replace(registeredRe, (match) => maskSecret(match));
+  }
+  out = out.replace(TOKEN_RE, (_match, prefix: string) => prefix + MASK);
+  out = out.replace(BEARER_RE, (_match, head: string) => head + MASK);
+  out = out.replace(
+    ASSIGNMENT_RE,
+    (match, head: string, quote: string | undefined, quoted: string | undefined, bare: string | undefined) => {
+      const value = quoted ?? bare ?? "";
+      if (value === "" || value.includes(MASK) || PLACEHOLDERS.has(value) || /^bearer$/i.test(value)) return match;
+      return quote ? `${head}${quote}${MASK}${quote}` : head + MASK;
+    },
+  );
+  out = out.replace(QUERY_RE, (_match, head: string) => head + MASK);
+  return out;
+}

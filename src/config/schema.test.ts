@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { configSchema, defaultConfig } from "./schema.js";
+
+describe("configSchema", () => {
+  it("supplies every default", () => {
+    expect(defaultConfig()).toEqual({
+      model: { provider: "auto" },
+      agent: { max_turns: 90, api_max_retries: 3 },
+      approvals: { mode: "manual", timeout: 300 },
+      terminal: { timeout: 180, max_timeout: 600, output_cap: 50_000 },
+      read_file: { default_lines: 500, max_lines: 2_000, max_chars: 100_000, max_line_length: 2_000 },
+      search_files: { limit: 50 },
+      prompt: { max_attachment_bytes: 524_288 },
+      display: { tool_result_min: 5_000, tool_result_max: 7_000 },
+      sessions: { page_size: 50 },
+      compression: { enabled: true, threshold: 0.5, protect_first_n: 3, protect_last_n: 20 },
+      providers: {},
+      mcp_servers: {},
+    });
+  });
+
+  it("returns a fresh object each time", () => {
+    const a = defaultConfig();
+    a.agent.max_turns = 1;
+    expect(defaultConfig().agent.max_turns).toBe(90);
+  });
+
+  it("fills defaults around partial sections and keeps unknown keys", () => {
+    const config = configSchema.parse({
+      agent: { max_turns: 10, custom_flag: true },
+      terminal: null,
+      toolsets: ["hermes-acp"],
+      memory: { memory_enabled: true },
+    });
+    expect(config.agent).toEqual({ max_turns: 10, api_max_retries: 3, custom_flag: true });
+    expect(config.terminal.timeout).toBe(180);
+    expect(config.toolsets).toEqual(["hermes-acp"]);
+    expect(config.memory).toEqual({ memory_enabled: true });
+  });
+
+  it("accepts model as a string and model.model as an alias of model.default", () => {
+    expect(configSchema.parse({ model: "openai/gpt-4.1" }).model).toEqual({ default: "openai/gpt-4.1", provider: "auto" });
+    expect(configSchema.parse({ model: { model: "m1", provider: "openrouter" } }).model.default).toBe("m1");
+    expect(configSchema.parse({ model: { model: "m1", default: "m2" } }).model.default).toBe("m2");
+  });
+
+  it("reads YAML 1.1 `mode: off` (false) as off", () => {
+    expect(configSchema.parse({ approvals: { mode: false } }).approvals.mode).toBe("off");
+  });
+
+  it("validates providers entries", () => {
+    const config = configSchema.parse({ providers: { local: { base_url: "http://x/v1", key_env: "K", api_mode: "chat" } } });
+    expect(config.providers.local).toEqual({ base_url: "http://x/v1", key_env: "K", api_mode: "chat" });
+    expect(configSchema.safeParse({ providers: { local: { api_key: "k" } } }).success).toBe(false);
+  });
+});

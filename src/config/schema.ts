@@ -1,0 +1,101 @@
+import { z } from "zod";
+
+/**
+ * The schema of `config.yaml`. Every key has a default (DESIGN §6), so parsing `{}` yields a
+ * complete config. Unknown keys, top-level and inside sections, are accepted and kept: Hermes
+ * configs carry many settings this agent does not use. A section written with no body
+ * (`agent:` → null) counts as absent.
+ */
+
+/** Treats YAML `null` (a key with no value) as absent, so defaults apply. */
+const orAbsent = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === null ? undefined : value), schema);
+
+const count = (fallback: number) => z.number().int().min(1).default(fallback);
+const seconds = (fallback: number) => z.number().positive().default(fallback);
+
+/** `model:` may be a bare model name (Hermes' older form) or a map; `model.model` is an alias of `model.default`. */
+const modelSection = z.preprocess(
+  (value) => (value === null ? undefined : typeof value === "string" ? { default: value } : value),
+  z
+    .looseObject({
+      default: z.string().min(1).optional(),
+      model: z.string().min(1).optional(),
+      provider: z.string().min(1).default("auto"),
+      base_url: z.string().min(1).optional(),
+      api_key: z.string().min(1).optional(),
+      context_length: z.number().int().positive().optional(),
+      max_tokens: z.number().int().positive().optional(),
+    })
+    .prefault({})
+    .transform(({ model, ...rest }) => ({ ...rest, default: rest.default ?? model })),
+);
+
+const agentSection = z
+  .looseObject({
+    max_turns: count(90),
+    api_max_retries: z.number().int().min(0).default(3),
+    reasoning_effort: z.string().optional(),
+  })
+  .prefault({});
+
+/** YAML 1.1 readers (Python Hermes) read `mode: off` as `false`; accept that spelling too. */
+const approvalMode = z.preprocess(
+  (value) => (value === false ? "off" : value),
+  z.enum(["manual", "smart", "off"]).default("manual"),
+);
+
+const approvalsSection = z.looseObject({ mode: approvalMode, timeout: seconds(300) }).prefault({});
+
+const terminalSection = z
+  .looseObject({ timeout: seconds(180), max_timeout: seconds(600), output_cap: count(50_000) })
+  .prefault({});
+
+const readFileSection = z
+  .looseObject({
+    default_lines: count(500),
+    max_lines: count(2_000),
+    max_chars: count(100_000),
+    max_line_length: count(2_000),
+  })
+  .prefault({});
+
+const compressionSection = z
+  .looseObject({
+    enabled: z.boolean().default(true),
+    threshold: z.number().gt(0).max(1).default(0.5),
+    protect_first_n: z.number().int().min(0).default(3),
+    protect_last_n: z.number().int().min(0).default(20),
+  })
+  .prefault({});
+
+/** A named OpenAI-compatible endpoint, selected with `model.provider: <name>`. */
+const providerEntry = z.looseObject({
+  base_url: z.string().min(1),
+  api_key: z.string().min(1).optional(),
+  key_env: z.string().min(1).optional(),
+  models: z.array(z.string()).optional(),
+});
+
+export const configSchema = z.looseObject({
+  model: modelSection,
+  agent: orAbsent(agentSection),
+  approvals: orAbsent(approvalsSection),
+  terminal: orAbsent(terminalSection),
+  read_file: orAbsent(readFileSection),
+  search_files: orAbsent(z.looseObject({ limit: count(50) }).prefault({})),
+  prompt: orAbsent(z.looseObject({ max_attachment_bytes: count(524_288) }).prefault({})),
+  display: orAbsent(z.looseObject({ tool_result_min: count(5_000), tool_result_max: count(7_000) }).prefault({})),
+  sessions: orAbsent(z.looseObject({ page_size: count(50) }).prefault({})),
+  compression: orAbsent(compressionSection),
+  providers: orAbsent(z.record(z.string(), providerEntry).default({})),
+  mcp_servers: orAbsent(z.record(z.string(), z.unknown()).default({})),
+});
+
+export type HermesConfig = z.output<typeof configSchema>;
+export type ProviderEntry = z.output<typeof providerEntry>;
+export type ApprovalMode = HermesConfig["approvals"]["mode"];
+
+/** A complete config with every default, as an empty `config.yaml` yields. Returns a fresh object. */
+export function defaultConfig(): HermesConfig {
+  return configSchema.parse({});
+}

@@ -1,0 +1,369 @@
+/**
+ * Provider for OpenAI-compatible chat-completions endpoints (OpenAI, OpenRouter, local servers…),
+ * over the official `openai` package, which is loaded on first use so start-up does not pay for it.
+ */
+import { randomUUID } from "node:crypto";
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
+import { errorMessage } from "../shared/errors.js";
+import type {
+  ChatMessage,
+  FinishReason,
+  ModelRequest,
+  Provider,
+  ProviderErrorKind,
+  ProviderEvent,
+  TokenUsage,
+} from "./types.js";
+
+type OpenAiModule = typeof import("openai");
+type OpenAiClient = InstanceType<OpenAiModule["OpenAI"]>;
+type ErrorEvent = Extract<ProviderEvent, { type: "error" }>;
+type WireToolCall = ChatCompletionChunk.Choice.Delta.ToolCall;
+
+export interface OpenAiChatProviderOptions {
+  id: string;
+  /** Base URL including the version path, e.g. `https://api.openai.com/v1`. */
+  baseUrl: string;
+  /** Sent as a bearer token; never logged and never part of an error message. */
+  apiKey: string;
+  /** Extra headers on every request (e.g. OpenRouter's `HTTP-Referer`). */
+  headers?: Record<string, string>;
+  /** Longest wait for the response headers. Default 10 minutes. */
+  timeoutMs?: number;
+  /** Longest silence between two stream chunks before the call ends with a `timeout` error. Default 5 minutes. */
+  idleTimeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 600_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+const CONTEXT_OVERFLOW =
+  /context[ _-]?(length|window)|maximum context|too many tokens|prompt is too long|input is too long|exceeds? the (model'?s? )?(maximum|max|limit)|token limit|reduce the length/i;
+
+/**
+ * Creates a chat-completions provider. The client is created once, on the first `stream` call, with the
+ * SDK's own retries off (the agent loop owns retries). `stream` follows the `Provider` contract: it never
+ * throws; it ends with exactly one `done` or `error` event; tool-call ends come after the last delta, in
+ * index order, followed by `usage` (when the server sent it) and `done`.
+ */
+export function createOpenAiChatProvider(options: OpenAiChatProviderOptions): Provider {
+  let loading: Promise<{ mod: OpenAiModule; client: OpenAiClient }> | undefined;
+  const load = (): Promise<{ mod: OpenAiModule; client: OpenAiClient }> => {
+    loading ??= import("openai").then((mod) => ({
+      mod,
+      client: new mod.OpenAI({
+        apiKey: options.apiKey,
+        baseURL: options.baseUrl,
+        defaultHeaders: options.headers,
+        maxRetries: 0,
+        timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        logLevel: "off",
+        // Never forward OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment to a third-party endpoint.
+        organization: null,
+        project: null,
+      }),
+    }));
+    loading.catch(() => (loading = undefined));
+    return loading;
+  };
+  return {
+    id: options.id,
+    stream: (request, signal) => streamChat(options, load, request, signal),
+  };
+}
+
+async function* streamChat(
+  options: OpenAiChatProviderOptions,
+  load: () => Promise<{ mod: OpenAiModule; client: OpenAiClient }>,
+  request: ModelRequest,
+  signal: AbortSignal,
+): AsyncGenerator<ProviderEvent> {
+  const redact = redactor(options.apiKey);
+  let loaded: { mod: OpenAiModule; client: OpenAiClient };
+  try {
+    loaded = await load();
+  } catch (error) {
+    const message = redact(`${options.id}: cannot load the openai client: ${errorMessage(error)}`);
+    yield { type: "error", kind: "unknown", message };
+    return;
+  }
+  if (signal.aborted) {
+    yield abortedEvent();
+    return;
+  }
+
+  // Our own controller: it follows the caller's signal and also fires when the stream goes silent.
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort();
+  signal.addEventListener("abort", onAbort, { once: true });
+  let idleTimer: NodeJS.Timeout | undefined;
+  let idleFired = false;
+  const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const calls = new ToolCallAssembler();
+  let iterator: AsyncIterator<ChatCompletionChunk> | undefined;
+  let usage: TokenUsage | undefined;
+  let finishReason: string | undefined;
+  let failure: ErrorEvent | undefined;
+
+  try {
+    const stream = await loaded.client.chat.completions.create(toWireRequest(request), { signal: controller.signal });
+    iterator = stream[Symbol.asyncIterator]();
+    for (;;) {
+      if (signal.aborted) break;
+      idleTimer = setTimeout(() => {
+        idleFired = true;
+        controller.abort();
+      }, idleMs);
+      const next = await iterator.next();
+      clearTimeout(idleTimer);
+      if (next.done) break;
+      const chunk = next.value;
+      if (chunk.usage) usage = toUsage(chunk.usage);
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      const delta = (choice.delta ?? {}) as ChatCompletionChunk.Choice.Delta & Record<string, unknown>;
+      const reasoning = delta.reasoning_content ?? delta.reasoning;
+      if (typeof reasoning === "string" && reasoning !== "") yield { type: "reasoning_delta", text: reasoning };
+      if (typeof delta.content === "string" && delta.content !== "") yield { type: "text_delta", text: delta.content };
+      for (const call of delta.tool_calls ?? []) yield* calls.accept(call);
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+    }
+  } catch (error) {
+    if (!signal.aborted && !idleFired) failure = classifyError(error, loaded.mod, options.id, redact);
+  } finally {
+    clearTimeout(idleTimer);
+    signal.removeEventListener("abort", onAbort);
+    controller.abort();
+    await iterator?.return?.().catch(() => undefined);
+  }
+
+  if (signal.aborted) failure = abortedEvent();
+  else if (idleFired) {
+    const message = `${options.id}: no data from the model for ${Math.round(idleMs / 1000)} s`;
+    failure = { type: "error", kind: "timeout", message };
+  } else if (!failure && finishReason === undefined) {
+    failure = { type: "error", kind: "network", message: `${options.id}: the stream ended before the model finished` };
+  }
+  if (failure) {
+    yield failure;
+    return;
+  }
+  yield* calls.finish();
+  if (usage) yield { type: "usage", usage };
+  yield { type: "done", finishReason: toFinishReason(finishReason ?? "stop", calls.size > 0) };
+}
+
+function abortedEvent(): ErrorEvent {
+  return { type: "error", kind: "aborted", message: "request aborted" };
+}
+
+function toWireRequest(request: ModelRequest): ChatCompletionCreateParamsStreaming {
+  const body: ChatCompletionCreateParamsStreaming = {
+    model: request.model,
+    messages: request.messages.map(toWireMessage),
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  if (request.tools && request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({
+      type: "function",
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }));
+  }
+  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  return body;
+}
+
+/** The wire shape of one history message; our own `reasoning` and `finish_reason` fields stay home. */
+function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case "system":
+      return { role: "system", content: message.content };
+    case "user":
+      return { role: "user", content: message.content };
+    case "tool":
+      return { role: "tool", tool_call_id: message.tool_call_id, content: message.content };
+    case "assistant": {
+      if (!message.tool_calls || message.tool_calls.length === 0) return { role: "assistant", content: message.content };
+      const toolCalls = message.tool_calls.map((call) => ({
+        id: call.id,
+        type: "function" as const,
+        function: { name: call.function.name, arguments: call.function.arguments },
+      }));
+      return { role: "assistant", content: message.content, tool_calls: toolCalls };
+    }
+  }
+}
+
+function toUsage(usage: NonNullable<ChatCompletionChunk["usage"]>): TokenUsage {
+  const result: TokenUsage = {
+    inputTokens: usage.prompt_tokens ?? 0,
+    outputTokens: usage.completion_tokens ?? 0,
+    totalTokens: usage.total_tokens ?? (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0),
+  };
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  if (typeof reasoning === "number") result.reasoningTokens = reasoning;
+  if (typeof cached === "number") result.cachedTokens = cached;
+  return result;
+}
+
+/** Maps the wire finish reason; a call that produced tool calls reports `tool_calls` unless cut by length or filter. */
+function toFinishReason(reason: string, hasToolCalls: boolean): FinishReason {
+  if (reason === "length") return "length";
+  if (reason === "content_filter") return "content_filter";
+  if (hasToolCalls || reason === "tool_calls" || reason === "function_call") return "tool_calls";
+  return reason === "stop" ? "stop" : "unknown";
+}
+
+interface PendingCall {
+  index: number;
+  id: string;
+  name: string;
+  arguments: string;
+  started: boolean;
+}
+
+/**
+ * Assembles streamed tool calls by `index`. `tool_call_start` is emitted once a call's name is known
+ * (with any arguments received before it as one delta), `tool_call_delta` per later fragment, and
+ * `finish` emits `tool_call_end` for every call in index order. A call without an id gets `call_<random>`.
+ */
+class ToolCallAssembler {
+  private readonly calls = new Map<number, PendingCall>();
+
+  get size(): number {
+    return this.calls.size;
+  }
+
+  *accept(wire: WireToolCall): Generator<ProviderEvent> {
+    const index = this.indexOf(wire);
+    let call = this.calls.get(index);
+    if (!call) {
+      call = { index, id: "", name: "", arguments: "", started: false };
+      this.calls.set(index, call);
+    }
+    if (wire.id && !call.id) call.id = wire.id;
+    if (wire.function?.name && !call.name) call.name = wire.function.name;
+    const fragment = typeof wire.function?.arguments === "string" ? wire.function.arguments : "";
+    call.arguments += fragment;
+    if (!call.started) {
+      if (!call.name) return;
+      yield this.start(call);
+      if (call.arguments !== "") yield { type: "tool_call_delta", index, argumentsDelta: call.arguments };
+    } else if (fragment !== "") {
+      yield { type: "tool_call_delta", index, argumentsDelta: fragment };
+    }
+  }
+
+  *finish(): Generator<ProviderEvent> {
+    for (const call of [...this.calls.values()].sort((a, b) => a.index - b.index)) {
+      if (!call.started) yield this.start(call);
+      yield { type: "tool_call_end", index: call.index, id: call.id, name: call.name, arguments: call.arguments };
+    }
+  }
+
+  private start(call: PendingCall): ProviderEvent {
+    call.started = true;
+    call.id ||= `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
+    return { type: "tool_call_start", index: call.index, id: call.id, name: call.name };
+  }
+
+  /** The wire index; some servers omit it, or reuse index 0 for parallel calls with distinct ids. */
+  private indexOf(wire: WireToolCall): number {
+    const known = [...this.calls.values()];
+    if (wire.id) {
+      const same = known.find((call) => call.id === wire.id);
+      if (same) return same.index;
+    }
+    const nextFree = known.reduce((max, call) => Math.max(max, call.index + 1), 0);
+    if (typeof wire.index !== "number") return wire.id || known.length === 0 ? nextFree : nextFree - 1;
+    const existing = this.calls.get(wire.index);
+    if (existing && wire.id && existing.id && existing.id !== wire.id) return nextFree;
+    return wire.index;
+  }
+}
+
+/** A one-line error event; the message names the provider, the status and the server's words, never the key. */
+function classifyError(
+  error: unknown,
+  mod: OpenAiModule,
+  providerId: string,
+  redact: (text: string) => string,
+): ErrorEvent {
+  const make = (kind: ProviderErrorKind, text: string, extra: Partial<ErrorEvent> = {}): ErrorEvent => ({
+    type: "error",
+    kind,
+    message: redact(`${providerId}: ${text}`),
+    ...extra,
+  });
+  if (error instanceof mod.APIConnectionTimeoutError) return make("timeout", "request timed out");
+  if (error instanceof mod.APIConnectionError) {
+    const cause = (error as { cause?: unknown }).cause;
+    return make("network", `connection failed: ${cause ? errorMessage(cause) : error.message}`);
+  }
+  if (error instanceof mod.APIError) {
+    const body = error.error as { message?: unknown; code?: unknown } | undefined;
+    const status = error.status ?? (typeof body?.code === "number" ? body.code : undefined);
+    const serverMessage =
+      typeof body?.message === "string" ? body.message : error.message.replace(/^\d{3}\s+/, "");
+    const retryAfterMs = error.headers ? parseRetryAfterMs(error.headers) : undefined;
+    const extra: Partial<ErrorEvent> = {};
+    if (status !== undefined) extra.status = status;
+    if (retryAfterMs !== undefined) extra.retryAfterMs = retryAfterMs;
+    const text = status !== undefined ? `HTTP ${status}: ${serverMessage}` : `stream error: ${serverMessage}`;
+    return make(kindForStatus(status, serverMessage), text, extra);
+  }
+  if (error instanceof SyntaxError) return make("server", `malformed stream data: ${error.message}`);
+  if (isNetworkError(error)) {
+    const cause = (error as Error).cause;
+    return make("network", `connection lost: ${errorMessage(error)}${cause ? ` (${errorMessage(cause)})` : ""}`);
+  }
+  return make("unknown", errorMessage(error));
+}
+
+function kindForStatus(status: number | undefined, serverMessage: string): ProviderErrorKind {
+  if (status === 401 || status === 403) return "auth";
+  if (status === 408) return "timeout";
+  if (status === 413) return "payload_too_large";
+  if (status === 429) return "rate_limit";
+  if (CONTEXT_OVERFLOW.test(serverMessage) && (status === undefined || (status >= 400 && status < 500))) {
+    return "context_overflow";
+  }
+  if (status === undefined || status >= 500) return "server";
+  if (status >= 400) return "bad_request";
+  return "unknown";
+}
+
+/** Milliseconds from `retry-after-ms`, or `Retry-After` as seconds or an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfterMs(headers: { get(name: string): string | null }): number | undefined {
+  const ms = headers.get("retry-after-ms");
+  if (ms && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.round(Number(ms));
+  const value = headers.get("retry-after")?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function isNetworkError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code;
+  return (
+    (typeof code === "string" && /^(E[A-Z]+|UND_ERR\w*)$/.test(code)) ||
+    (error instanceof TypeError && /terminated|fetch failed|network/i.test(error.message))
+  );
+}
+
+/** One line, at most 500 characters, with the API key replaced wherever it appears. */
+function redactor(apiKey: string): (text: string) => string {
+  return (text) => {
+    let line = text.replace(/\s+/g, " ").trim();
+    if (apiKey.length >= 4) line = line.split(apiKey).join("***");
+    return line.length > 500 ? `${line.slice(0, 497)}...` : line;
+  };
+}

@@ -1,0 +1,98 @@
+/** Chat history in the OpenAI chat-completions shape; also what state.db stores. */
+export type ChatRole = "system" | "user" | "assistant" | "tool";
+
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export type UserContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string } };
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string | UserContentPart[] }
+  | {
+      role: "assistant";
+      content: string | null;
+      tool_calls?: ToolCall[];
+      /** Reasoning text the model produced; kept for history and replay, not sent back by default. */
+      reasoning?: string;
+      finish_reason?: string;
+    }
+  | { role: "tool"; tool_call_id: string; content: string; name?: string };
+
+/** A tool as the model sees it: name, description, JSON schema of its arguments. */
+export interface ToolSchema {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolSchema[];
+  maxTokens?: number;
+  temperature?: number;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  reasoningTokens?: number;
+  cachedTokens?: number;
+}
+
+export type ProviderErrorKind =
+  | "auth"
+  | "rate_limit"
+  | "server"
+  | "timeout"
+  | "context_overflow"
+  | "payload_too_large"
+  | "content_filter"
+  | "bad_request"
+  | "network"
+  | "aborted"
+  | "unknown";
+
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "unknown";
+
+/**
+ * Normalized stream events. A stream ends with exactly one `done` or one `error` event,
+ * and nothing follows it. Tool-call events for one call share `index`.
+ */
+export type ProviderEvent =
+  | { type: "text_delta"; text: string }
+  | { type: "reasoning_delta"; text: string }
+  | { type: "tool_call_start"; index: number; id: string; name: string }
+  | { type: "tool_call_delta"; index: number; argumentsDelta: string }
+  | { type: "tool_call_end"; index: number; id: string; name: string; arguments: string }
+  | { type: "usage"; usage: TokenUsage }
+  | { type: "done"; finishReason: FinishReason }
+  | { type: "error"; kind: ProviderErrorKind; message: string; status?: number; retryAfterMs?: number };
+
+/**
+ * A model endpoint. `stream` never throws and never rejects: every failure, including an
+ * abort, arrives as an `error` event. Aborting the signal ends the stream promptly.
+ */
+export interface Provider {
+  readonly id: string;
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ProviderEvent>;
+}
+
+/** Where and how to call the model, after provider resolution. Contains the API key: never log it. */
+export interface ResolvedProvider {
+  /** Provider id, lower case: `openrouter`, `openai`, `custom`, … */
+  provider: string;
+  apiMode: "chat_completions";
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  /** Where the settings came from, for `--check` and logs (never contains the key). */
+  source: string;
+}

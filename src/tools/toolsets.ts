@@ -1,0 +1,11 @@
+import { readFileTool } from "./read-file/read-file.js";
+import type { AnyTool } from "./types.js";
+
+/**
+ * The tools of the `hermes-acp` toolset, in the order the model sees them (Hermes' order: terminal,
+ * then read_file / write_file / patch / search_files, then todo and the rest). Returns a new array
+ * on each call; the tool objects themselves are shared and stateless.
+ */
+export function hermesAcpTools(): AnyTool[] {
+  return [readFileTool];
+}

@@ -1,0 +1,61 @@
+import type { z } from "zod";
+import type { ToolPorts } from "./ports.js";
+
+/** ACP tool kinds; the adapter shows them as-is. */
+export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
+
+export interface ToolLocation {
+  path: string;
+  line?: number;
+}
+
+/** What `describe` may know about the call besides its arguments. */
+export interface DescribeContext {
+  /** Absolute working directory of the session, for resolving relative paths. */
+  cwd: string;
+}
+
+/** What a tool call looks like in the editor before it runs. Must not throw for any args. */
+export interface ToolDescription {
+  title: string;
+  locations: ToolLocation[];
+}
+
+/**
+ * `content` goes to the model. `details` goes to the editor (diffs, exit codes, structured
+ * results). `isError` marks failures the model can correct; they do not end the turn.
+ */
+export interface ToolResult {
+  content: string;
+  details?: unknown;
+  isError?: boolean;
+}
+
+/** Everything a tool may touch of the outside world during one call. */
+export interface ToolContext {
+  sessionId: string;
+  /** Absolute working directory of the session. */
+  cwd: string;
+  /** Fires when the turn is cancelled; long-running tools must stop promptly. */
+  signal: AbortSignal;
+  ports: ToolPorts;
+}
+
+export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  kind: ToolKind;
+  /** True when the tool changes files, processes or state; mutating calls never run concurrently. */
+  mutating: boolean;
+  params: Schema;
+  describe(args: z.infer<Schema>, ctx: DescribeContext): ToolDescription;
+  /** May throw only for fatal errors; anything the model can fix is a result with `isError`. */
+  execute(args: z.infer<Schema>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** A tool with its argument type erased, as the registry holds it. */
+export type AnyTool = ToolDefinition<z.ZodType>;
+
+export function defineTool<Schema extends z.ZodType>(tool: ToolDefinition<Schema>): AnyTool {
+  return tool as unknown as AnyTool;
+}

@@ -1,0 +1,346 @@
+/**
+ * A scripted OpenAI-compatible chat-completions server on 127.0.0.1 for tests: real HTTP, real SSE.
+ *
+ * Each `POST /v1/chat/completions` consumes the next script step and answers it, streamed when the
+ * request asks for `stream: true`, as one `chat.completion` JSON otherwise. An exhausted script answers
+ * HTTP 500 so a test that under-scripts fails loudly. `GET /v1/models` answers a model list and consumes
+ * nothing. Every request is recorded, in arrival order, before it is answered.
+ *
+ * Adding a step kind (fault injection: stall, cut stream, malformed arguments…) means one new member of
+ * `ScriptStep` and one branch in `writeStep` calling its own writer.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { sleep } from "../../src/shared/abort.js";
+
+export interface FakeUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  /** Sent only when scripted. */
+  completion_tokens_details?: { reasoning_tokens?: number };
+  prompt_tokens_details?: { cached_tokens?: number };
+}
+
+export interface FakeToolCall {
+  /** Generated when absent; an empty string is sent as is (a server that gives no id). */
+  id?: string;
+  name: string;
+  /** A string is sent verbatim (so it may be malformed JSON); an object is JSON-encoded. */
+  arguments: string | Record<string, unknown>;
+}
+
+/** Plain assistant text. `chunks`, when given, are the exact streamed pieces (their join is the content). */
+export interface TextStep {
+  text: string;
+  chunks?: string[];
+  /** Pause before every streamed chunk after the first (before the response when not streaming). */
+  delayMs?: number;
+  usage?: Partial<FakeUsage>;
+  finishReason?: string;
+}
+
+/** Tool calls, optionally preceded by text; arguments are streamed in several fragments per call. */
+export interface ToolCallsStep {
+  tool_calls: FakeToolCall[];
+  text?: string;
+  delayMs?: number;
+  usage?: Partial<FakeUsage>;
+  finishReason?: string;
+}
+
+/** Reasoning (in `reasoning_content` unless `reasoningField` says otherwise) followed by text. */
+export interface ReasoningStep {
+  reasoning: string;
+  text: string;
+  reasoningField?: "reasoning_content" | "reasoning";
+  delayMs?: number;
+  usage?: Partial<FakeUsage>;
+  finishReason?: string;
+}
+
+/** A plain HTTP error response. `body` defaults to an OpenAI-style error JSON; a string is sent as is. */
+export interface HttpErrorStep {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type ScriptStep = TextStep | ToolCallsStep | ReasoningStep | HttpErrorStep;
+
+export interface RecordedRequest {
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON body; the raw text when it was not JSON; undefined when empty. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests poke into arbitrary request shapes
+  body: any;
+}
+
+export interface FakeLlm {
+  /** e.g. `http://127.0.0.1:PORT/v1` */
+  baseUrl: string;
+  requests: RecordedRequest[];
+  push(...steps: ScriptStep[]): void;
+  /** Steps not yet consumed. */
+  remaining(): number;
+  /** Requests whose answer is still being written (0 once disconnected clients have been cleaned up). */
+  inFlight(): number;
+  /** Stops answering, drops open connections and cancels pending delays. */
+  close(): Promise<void>;
+}
+
+/** What a writer gets: the parsed request and helpers that stop quietly once the client has gone. */
+interface ReplyContext {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed request JSON
+  body: any;
+  res: ServerResponse;
+  stream: boolean;
+  /** Fires when the client disconnects or the server closes. */
+  signal: AbortSignal;
+  completionId: string;
+}
+
+/** One streamed delta; `deltas[i]` becomes chunk i. */
+type Delta = Record<string, unknown>;
+
+/** A complete model answer, in both its streamed and non-streamed forms. */
+interface Completion {
+  deltas: Delta[];
+  message: Record<string, unknown>;
+  finishReason: string;
+  usage: Partial<FakeUsage> | undefined;
+  delayMs: number;
+}
+
+/** The one dispatch point: each step kind has its own writer (or completion builder). */
+function writeStep(ctx: ReplyContext, step: ScriptStep): Promise<void> {
+  if ("status" in step) return writeHttpError(ctx, step);
+  if ("tool_calls" in step) return writeCompletion(ctx, toolCallsCompletion(step));
+  if ("reasoning" in step) return writeCompletion(ctx, reasoningCompletion(step));
+  return writeCompletion(ctx, textCompletion(step));
+}
+
+/** Splits text into pieces of about three words, keeping whitespace, so streaming is real. */
+function splitText(text: string): string[] {
+  const words = text.match(/\s*\S+\s*/g) ?? [text];
+  const pieces: string[] = [];
+  for (let i = 0; i < words.length; i += 3) pieces.push(words.slice(i, i + 3).join(""));
+  return pieces.length > 0 ? pieces : [text];
+}
+
+/** Splits a string into up to `parts` non-empty fragments of about equal length. */
+function splitFragments(text: string, parts = 3): string[] {
+  if (text.length <= 1) return [text];
+  const size = Math.max(1, Math.ceil(text.length / parts));
+  const fragments: string[] = [];
+  for (let i = 0; i < text.length; i += size) fragments.push(text.slice(i, i + size));
+  return fragments;
+}
+
+function textCompletion(step: TextStep): Completion {
+  const pieces = step.chunks ?? splitText(step.text);
+  return {
+    deltas: pieces.map((content) => ({ content })),
+    message: { role: "assistant", content: step.chunks ? step.chunks.join("") : step.text },
+    finishReason: step.finishReason ?? "stop",
+    usage: step.usage,
+    delayMs: step.delayMs ?? 0,
+  };
+}
+
+function toolCallsCompletion(step: ToolCallsStep): Completion {
+  const deltas: Delta[] = step.text ? splitText(step.text).map((content) => ({ content })) : [];
+  const calls = step.tool_calls.map((call, index) => ({
+    id: call.id ?? `call_fake_${index}_${Math.random().toString(36).slice(2, 10)}`,
+    name: call.name,
+    arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+  }));
+  calls.forEach((call, index) => {
+    const fragments = splitFragments(call.arguments);
+    deltas.push({
+      tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }],
+    });
+    for (const fragment of fragments) deltas.push({ tool_calls: [{ index, function: { arguments: fragment } }] });
+  });
+  return {
+    deltas,
+    message: {
+      role: "assistant",
+      content: step.text ?? null,
+      tool_calls: calls.map((call) => ({
+        id: call.id,
+        type: "function",
+        function: { name: call.name, arguments: call.arguments },
+      })),
+    },
+    finishReason: step.finishReason ?? "tool_calls",
+    usage: step.usage,
+    delayMs: step.delayMs ?? 0,
+  };
+}
+
+function reasoningCompletion(step: ReasoningStep): Completion {
+  const field = step.reasoningField ?? "reasoning_content";
+  return {
+    deltas: [
+      ...splitText(step.reasoning).map((text) => ({ [field]: text })),
+      ...splitText(step.text).map((content) => ({ content })),
+    ],
+    message: { role: "assistant", content: step.text, [field]: step.reasoning },
+    finishReason: step.finishReason ?? "stop",
+    usage: step.usage,
+    delayMs: step.delayMs ?? 0,
+  };
+}
+
+function fullUsage(ctx: ReplyContext, completion: Completion): FakeUsage {
+  const prompt = completion.usage?.prompt_tokens ?? Math.ceil(JSON.stringify(ctx.body?.messages ?? []).length / 4);
+  const output = completion.usage?.completion_tokens ?? Math.ceil(JSON.stringify(completion.message).length / 4);
+  const total = completion.usage?.total_tokens ?? prompt + output;
+  return { ...completion.usage, prompt_tokens: prompt, completion_tokens: output, total_tokens: total };
+}
+
+/** Writes unless the client has gone; answers whether it wrote. */
+function write(ctx: ReplyContext, text: string): boolean {
+  if (ctx.signal.aborted || ctx.res.destroyed) return false;
+  ctx.res.write(text);
+  return true;
+}
+
+function chunk(ctx: ReplyContext, choices: unknown[], extra: Record<string, unknown> = {}): string {
+  const model = typeof ctx.body?.model === "string" ? ctx.body.model : "fake-model";
+  const payload = { id: ctx.completionId, object: "chat.completion.chunk", created: nowSeconds(), model, choices, ...extra };
+  return `data: ${JSON.stringify(payload)}\n\n`;
+}
+
+/** Streams or returns `completion` in OpenAI's exact wire format. Resolves early if the client goes away. */
+async function writeCompletion(ctx: ReplyContext, completion: Completion): Promise<void> {
+  const { res } = ctx;
+  const wantUsage = completion.usage !== undefined || ctx.body?.stream_options?.include_usage === true;
+  if (!ctx.stream) {
+    if (completion.delayMs > 0) await sleep(completion.delayMs, ctx.signal);
+    const model = typeof ctx.body?.model === "string" ? ctx.body.model : "fake-model";
+    sendJson(res, 200, {
+      id: ctx.completionId,
+      object: "chat.completion",
+      created: nowSeconds(),
+      model,
+      choices: [{ index: 0, message: completion.message, finish_reason: completion.finishReason, logprobs: null }],
+      usage: fullUsage(ctx, completion),
+    });
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  res.flushHeaders();
+  const deltas = completion.deltas.length > 0 ? completion.deltas : [{ content: "" }];
+  for (const [i, delta] of deltas.entries()) {
+    if (i > 0 && completion.delayMs > 0) await sleep(completion.delayMs, ctx.signal);
+    const body = i === 0 ? { role: "assistant", ...delta } : delta;
+    if (!write(ctx, chunk(ctx, [{ index: 0, delta: body, logprobs: null, finish_reason: null }]))) return;
+  }
+  write(ctx, chunk(ctx, [{ index: 0, delta: {}, logprobs: null, finish_reason: completion.finishReason }]));
+  if (wantUsage) write(ctx, chunk(ctx, [], { usage: fullUsage(ctx, completion) }));
+  write(ctx, "data: [DONE]\n\n");
+  res.end();
+}
+
+async function writeHttpError(ctx: ReplyContext, step: HttpErrorStep): Promise<void> {
+  const body = step.body ?? { error: { message: `fake-llm: HTTP ${step.status}`, type: "fake_error", code: null } };
+  if (typeof body === "string") {
+    ctx.res.writeHead(step.status, { "content-type": "text/plain", ...step.headers });
+    ctx.res.end(body);
+    return;
+  }
+  sendJson(ctx.res, step.status, body, step.headers);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.destroyed) return;
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  const text = Buffer.concat(parts).toString("utf8");
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Starts the server on a random loopback port. Steps may be given now or later with `push`. */
+export async function startFakeLlm(steps: ScriptStep[] = []): Promise<FakeLlm> {
+  const script = [...steps];
+  const requests: RecordedRequest[] = [];
+  const active = new Set<AbortController>();
+  let completions = 0;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const body = await readBody(req);
+    const path = req.url ?? "/";
+    requests.push({ path, headers: { ...req.headers }, body });
+    const route = path.split("?")[0];
+    if (req.method === "GET" && route === "/v1/models") {
+      const data = [{ id: "fake-model", object: "model", created: 0, owned_by: "fake-llm" }];
+      return sendJson(res, 200, { object: "list", data });
+    }
+    if (req.method !== "POST" || route !== "/v1/chat/completions") {
+      return sendJson(res, 404, { error: { message: `fake-llm: no route ${req.method} ${route}` } });
+    }
+    const step = script.shift();
+    if (!step) return sendJson(res, 500, { error: { message: "fake-llm: script exhausted" } });
+
+    const controller = new AbortController();
+    active.add(controller);
+    res.on("close", () => controller.abort());
+    completions += 1;
+    const ctx: ReplyContext = {
+      body,
+      res,
+      stream: (body as { stream?: unknown } | undefined)?.stream === true,
+      signal: controller.signal,
+      completionId: `chatcmpl-fake-${completions}`,
+    };
+    try {
+      await writeStep(ctx, step);
+    } catch (error) {
+      if (!controller.signal.aborted) throw error;
+    } finally {
+      active.delete(controller);
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { error: { message: `fake-llm: ${String(error)}` } });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    push: (...more) => void script.push(...more),
+    remaining: () => script.length,
+    inFlight: () => active.size,
+    close: async () => {
+      for (const controller of active) controller.abort();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
