@@ -1,7 +1,27 @@
-// Bundles the CLI into one minified ESM file, dist/hermes.js (both bins point at it).
-// Native modules stay external; everything else is inlined so start-up reads one file.
+// Bundles the CLI into one minified ESM file, dist/hermes.js (both bins point at it), with every
+// dependency inlined except native modules. Modules reached through `import()` are evaluated on
+// first use only, so start-up runs just what the command needs.
 import { chmodSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { build } from "esbuild";
+
+/**
+ * zod re-exports every locale (~250 KB minified) through `z.locales`; nothing here uses any but
+ * the default English one, so the bundle gets a locales index holding only `en`.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir)) return undefined;
+      return { path: join(dirname(args.resolveDir), "locales", "en-only.js"), namespace: "zod-locales" };
+    });
+    pluginBuild.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), "en.js"))};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
@@ -17,6 +37,7 @@ await build({
   sourcemap: "linked",
   legalComments: "none",
   external: ["better-sqlite3"],
+  plugins: [zodEnglishOnly],
   define: { __HERMES_VERSION__: JSON.stringify(pkg.version) },
   banner: {
     js: '#!/usr/bin/env node\nimport { createRequire as __hermesCreateRequire } from "node:module"; const require = __hermesCreateRequire(import.meta.url);',

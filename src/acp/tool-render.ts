@@ -78,13 +78,23 @@ function completionText(event: ToolEnd): string {
 
 function readFileText(event: ToolEnd): string {
   const details = event.details as Partial<ReadFileDetails> | undefined;
-  if (event.isError || !details || typeof details.content !== "string") {
-    return event.isError ? `Read failed: ${event.content}` : event.content;
-  }
+  if (event.isError) return `Read failed: ${errorText(event.content)}`;
+  if (!details || typeof details.content !== "string") return event.content;
   let header = `Read ${details.path}`;
   if (details.offset && details.offset > 1) header += ` (from line ${details.offset}, limit ${details.limit})`;
   if (details.totalLines !== undefined) header += ` — ${details.totalLines} total lines`;
   const budget = DISPLAY_LIMIT - header.length - 200;
   const body = details.content.length > budget ? `${details.content.slice(0, budget)}\n... (truncated for display)` : details.content;
   return `${header}\n\n${fenced(body)}`;
+}
+
+/** The `error` field of a JSON error result, or the text itself. */
+function errorText(content: string): string {
+  try {
+    const parsed = JSON.parse(content) as { error?: unknown };
+    if (typeof parsed.error === "string") return parsed.error;
+  } catch {
+    // plain-text error
+  }
+  return content;
 }

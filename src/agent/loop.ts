@@ -1,4 +1,5 @@
 import type { ChatMessage, Provider, TokenUsage, ToolCall } from "../llm/types.js";
+import { log } from "../shared/logger.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
 import type { EmitAgentEvent, StopReason } from "./events.js";
@@ -77,6 +78,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     if (outcome.kind !== "done") {
       if (call.text || call.reasoning) append(assistantMessage(call, [], outcome.kind === "aborted" ? "cancelled" : "error"));
       if (outcome.kind === "aborted") return finish("cancelled");
+      log.warn(`model call failed (${outcome.errorKind}): ${outcome.message}`);
       const errorId = input.newMessageId();
       emit({ type: "message_delta", messageId: errorId, text: `${call.text ? "\n\n" : ""}Error: ${outcome.message}` });
       emit({ type: "message_end", messageId: errorId });

@@ -1,4 +1,4 @@
-import { createInterface, type Interface } from "node:readline/promises";
+import { createInterface } from "node:readline";
 import { Writable } from "node:stream";
 import { upsertEnvFile, writeConfigModel } from "../config/write.js";
 import { bootstrap } from "./bootstrap.js";
@@ -38,26 +38,33 @@ export async function runSetup(): Promise<number> {
     },
   });
   const rl = createInterface({ input: process.stdin, output, terminal: true });
+  // Lines typed ahead of a question are buffered by the iterator instead of being dropped.
+  const lines = rl[Symbol.asyncIterator]();
+  const ask = async (prompt: string, options: { secret?: boolean } = {}): Promise<string> => {
+    process.stdout.write(prompt);
+    muted = options.secret === true;
+    const next = await lines.next();
+    muted = false;
+    if (options.secret) process.stdout.write("\n");
+    if (next.done) throw new SetupAborted();
+    return String(next.value).trim();
+  };
   try {
     process.stdout.write(`Hermes setup — writes ${paths.configFile} and ${paths.envFile}\n\n`);
     CHOICES.forEach((choice, index) => process.stdout.write(`  ${index + 1}. ${choice.label}\n`));
-    const choice = await pickProvider(rl);
+    const choice = await pickProvider(ask);
     let baseUrl: string | undefined;
     if (choice.needsBaseUrl) {
-      baseUrl = (await rl.question("Base URL [http://localhost:11434/v1]: ")).trim() || "http://localhost:11434/v1";
+      baseUrl = (await ask("Base URL [http://localhost:11434/v1]: ")) || "http://localhost:11434/v1";
     }
-    const keyPrompt = choice.keyEnv ? `${choice.keyEnv}: ` : "API key (leave empty for none): ";
-    process.stdout.write(keyPrompt);
-    muted = true;
-    const key = (await rl.question("")).trim();
-    muted = false;
-    process.stdout.write("\n");
+    const keyPrompt = choice.keyEnv ? `${choice.keyEnv} (input hidden): ` : "API key (input hidden, leave empty for none): ";
+    const key = await ask(keyPrompt, { secret: true });
     if (choice.keyEnv && !key) {
       process.stderr.write(`A key is required for ${choice.id}. Nothing was written.\n`);
       return 1;
     }
     const modelPrompt = choice.defaultModel ? `Model [${choice.defaultModel}]: ` : "Model name: ";
-    const model = (await rl.question(modelPrompt)).trim() || choice.defaultModel;
+    const model = (await ask(modelPrompt)) || choice.defaultModel;
     if (!model) {
       process.stderr.write("A model name is required. Nothing was written.\n");
       return 1;
@@ -71,14 +78,20 @@ export async function runSetup(): Promise<number> {
     if (choice.keyEnv) upsertEnvFile(paths.home, { [choice.keyEnv]: key });
     process.stdout.write(`Saved. Provider ${choice.id}, model ${model}. Check it with: hermes chat -q "hello"\n`);
     return 0;
+  } catch (error) {
+    if (!(error instanceof SetupAborted)) throw error;
+    process.stderr.write("\nSetup cancelled. Nothing was written.\n");
+    return 1;
   } finally {
     rl.close();
   }
 }
 
-async function pickProvider(rl: Interface): Promise<ProviderChoice> {
+class SetupAborted extends Error {}
+
+async function pickProvider(ask: (prompt: string) => Promise<string>): Promise<ProviderChoice> {
   for (;;) {
-    const answer = (await rl.question(`Provider [1-${CHOICES.length}, default 1]: `)).trim() || "1";
+    const answer = (await ask(`Provider [1-${CHOICES.length}, default 1]: `)) || "1";
     const choice = CHOICES[Number(answer) - 1] ?? CHOICES.find((candidate) => candidate.id === answer.toLowerCase());
     if (choice) return choice;
     process.stdout.write(`Please answer 1 to ${CHOICES.length}.\n`);

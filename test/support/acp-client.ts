@@ -30,9 +30,15 @@ export interface AgentProcess {
 
 /**
  * Spawns the built binary (`node dist/hermes.js acp` unless `command` is given) and connects
- * the ACP SDK's client app to it over real stdio.
+ * the ACP SDK's client app to it over real stdio. `onUpdate`, when given, is called with each
+ * session/update as the client app receives it, right after it is added to `updates`.
  */
-export function spawnAgent(options: { env: NodeJS.ProcessEnv; cwd?: string; command?: string[] }): AgentProcess {
+export function spawnAgent(options: {
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  command?: string[];
+  onUpdate?: (notification: SessionNotification) => void;
+}): AgentProcess {
   const command = options.command ?? [process.execPath, BUILT_BINARY, "acp"];
   const [file, ...args] = command as [string, ...string[]];
   const child = spawn(file, args, { env: options.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
@@ -51,6 +57,7 @@ export function spawnAgent(options: { env: NodeJS.ProcessEnv; cwd?: string; comm
   const updates: SessionNotification[] = [];
   const app = client({ name: "hermes-test-client" }).onNotification(methods.client.session.update, ({ params }) => {
     updates.push(params);
+    options.onUpdate?.(params);
   });
   const stream = ndJsonStream(
     Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,

@@ -4,7 +4,8 @@
  * Each `POST /v1/chat/completions` consumes the next script step and answers it, streamed when the
  * request asks for `stream: true`, as one `chat.completion` JSON otherwise. An exhausted script answers
  * HTTP 500 so a test that under-scripts fails loudly. `GET /v1/models` answers a model list and consumes
- * nothing. Every request is recorded, in arrival order, before it is answered.
+ * nothing. Every request is recorded, in arrival order, before it is answered, with when it arrived and
+ * when its answer was fully written (so a benchmark can subtract the model's time from a round trip).
  *
  * Adding a step kind (fault injection: stall, cut stream, malformed arguments…) means one new member of
  * `ScriptStep` and one branch in `writeStep` calling its own writer.
@@ -74,6 +75,10 @@ export interface RecordedRequest {
   /** Parsed JSON body; the raw text when it was not JSON; undefined when empty. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests poke into arbitrary request shapes
   body: any;
+  /** `performance.now()` when the request arrived, before its body was read. */
+  receivedAt: number;
+  /** `performance.now()` when the whole response had been handed to the socket; unset until then. */
+  finishedAt?: number;
 }
 
 export interface FakeLlm {
@@ -284,9 +289,14 @@ export async function startFakeLlm(steps: ScriptStep[] = []): Promise<FakeLlm> {
   let completions = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const receivedAt = performance.now();
     const body = await readBody(req);
     const path = req.url ?? "/";
-    requests.push({ path, headers: { ...req.headers }, body });
+    const record: RecordedRequest = { path, headers: { ...req.headers }, body, receivedAt };
+    res.once("finish", () => {
+      record.finishedAt = performance.now();
+    });
+    requests.push(record);
     const route = path.split("?")[0];
     if (req.method === "GET" && route === "/v1/models") {
       const data = [{ id: "fake-model", object: "model", created: 0, owned_by: "fake-llm" }];
