@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startFakeLlm, type FakeLlm } from "../../test/support/fake-llm.js";
+import { toolContext } from "../../test/support/tool-context.js";
 import { createOpenAiChatProvider } from "../llm/openai-chat.js";
 import type { ChatMessage } from "../llm/types.js";
 import { newId } from "../shared/ids.js";
@@ -55,7 +56,7 @@ function turn(overrides: Partial<TurnInput> & { text?: string } = {}): { input: 
     history,
     user: { role: "user", content: overrides.text ?? "hi" },
     maxTurns: 90,
-    toolContext: { sessionId: "s1", cwd: "/tmp", ports: {} },
+    toolContext: toolContext({ cwd: "/tmp" }),
     signal: new AbortController().signal,
     emit: (event) => events.push(event),
     newMessageId: newId,

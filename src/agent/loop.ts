@@ -19,7 +19,8 @@ export interface TurnInput {
   /** Tool-calling iterations before one last call without tools. */
   maxTurns: number;
   maxTokens?: number;
-  toolContext: Omit<ToolContext, "signal">;
+  /** Context for every tool call of the turn; `callId` and `signal` are filled in per call. */
+  toolContext: Omit<ToolContext, "signal" | "callId">;
   signal: AbortSignal;
   emit: EmitAgentEvent;
   /** Called after each message lands in history (for persistence). Must not throw. */

@@ -20,9 +20,10 @@ function displayArgs(rawArguments: string): unknown {
 export async function runToolCall(
   call: ToolCall,
   registry: ToolRegistry,
-  ctx: ToolContext,
+  turnContext: Omit<ToolContext, "callId">,
   emit: EmitAgentEvent,
 ): Promise<ToolResult> {
+  const ctx: ToolContext = { ...turnContext, callId: call.id };
   const name = call.function.name;
   const tool = registry.get(name);
   const args = displayArgs(call.function.arguments);

@@ -79,6 +79,7 @@ export class Runtime {
       tools: new ToolRegistry(hermesAcpTools()),
       ...(identity ? { identity } : {}),
       createdAt: new Date(),
+      hermesHome: this.paths.home,
     });
   }
 

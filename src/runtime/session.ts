@@ -6,6 +6,7 @@ import type { ChatMessage, Provider, ResolvedProvider, UserContentPart } from ".
 import { newId } from "../shared/ids.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolPorts } from "../tools/ports.js";
+import { ToolSessionState } from "../tools/session-state.js";
 
 export interface SessionParts {
   id: string;
@@ -16,6 +17,7 @@ export interface SessionParts {
   tools: ToolRegistry;
   identity?: string;
   createdAt: Date;
+  hermesHome: string;
 }
 
 /**
@@ -28,6 +30,8 @@ export class AgentSession {
   readonly createdAt: Date;
   readonly history: ChatMessage[] = [];
   readonly systemPrompt: string;
+  /** State the session's tools keep between turns (terminal, processes, caches). */
+  readonly toolState = new ToolSessionState();
   private readonly parts: SessionParts;
 
   constructor(parts: SessionParts) {
@@ -57,6 +61,11 @@ export class AgentSession {
     return this.parts.tools;
   }
 
+  /** Releases what the session's tools hold (background processes, shells). Never throws. */
+  dispose(): Promise<void> {
+    return this.toolState.dispose();
+  }
+
   /** Runs one turn to completion (or cancellation). Never throws; see `runTurn`. */
   prompt(
     content: string | UserContentPart[],
@@ -72,7 +81,14 @@ export class AgentSession {
       user: { role: "user", content },
       maxTurns: config.agent.max_turns,
       ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
-      toolContext: { sessionId: this.id, cwd: this.cwd, ports: options.ports ?? {} },
+      toolContext: {
+        sessionId: this.id,
+        cwd: this.cwd,
+        hermesHome: this.parts.hermesHome,
+        config,
+        ports: options.ports ?? {},
+        state: this.toolState,
+      },
       signal: options.signal,
       emit: options.emit,
       newMessageId: newId,

@@ -1,10 +1,48 @@
 /**
- * What tools need from outside the tools layer, implemented by the runtime and faked in tests.
- * Grows with later tools (approvals, session search, memory); each port fails closed.
+ * What tools need from outside the tools layer, implemented by the runtime (bound to the session
+ * that owns the turn) and faked in tests. Every approval port fails closed: a missing port, a
+ * rejected promise, a timeout or any answer but an explicit allow is a deny.
  */
+export interface CommandApprovalRequest {
+  /** The tool call asking; the editor shows the request on it. */
+  callId: string;
+  /** The exact command, as the model wrote it. */
+  command: string;
+  /** Stable key of the dangerous pattern that matched ("allow for session" remembers it). */
+  patternKey: string;
+  /** Human description of why the command is dangerous. */
+  description: string;
+}
+
+export interface EditApprovalRequest {
+  callId: string;
+  toolName: string;
+  /** Absolute path of the file the edit changes. */
+  path: string;
+  /** Current content; null when the file does not exist yet. */
+  oldText: string | null;
+  newText: string;
+}
+
 export interface ToolPorts {
   /** Reads a text file. The runtime may route this through the editor's buffers. */
   readTextFile?: (path: string) => Promise<string>;
+  /** Writes a text file. The runtime may route this through the editor so its buffers stay in sync. */
+  writeTextFile?: (path: string, content: string) => Promise<void>;
+  /** True only when the user (or a standing allowance) allowed this dangerous command. */
+  approveCommand?: (request: CommandApprovalRequest) => Promise<boolean>;
+  /** True only when the edit may be written (user approval or the session's edit mode). */
+  approveEdit?: (request: EditApprovalRequest) => Promise<boolean>;
 }
 
 export const noPorts: ToolPorts = {};
+
+/** Asks a port and fails closed: no port, a throw, or anything but `true` is a deny. */
+export async function askPort<R>(port: ((request: R) => Promise<boolean>) | undefined, request: R): Promise<boolean> {
+  if (!port) return false;
+  try {
+    return (await port(request)) === true;
+  } catch {
+    return false;
+  }
+}

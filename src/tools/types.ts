@@ -1,5 +1,7 @@
 import type { z } from "zod";
+import type { HermesConfig } from "../config/schema.js";
 import type { ToolPorts } from "./ports.js";
+import type { ToolSessionState } from "./session-state.js";
 
 /** ACP tool kinds; the adapter shows them as-is. */
 export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
@@ -34,11 +36,19 @@ export interface ToolResult {
 /** Everything a tool may touch of the outside world during one call. */
 export interface ToolContext {
   sessionId: string;
+  /** The model's id for this call; approvals are shown on it. */
+  callId: string;
   /** Absolute working directory of the session. */
   cwd: string;
+  /** `$HERMES_HOME`, for paths tools must protect (config.yaml, .env). */
+  hermesHome: string;
+  /** Validated config.yaml; tools read their limits from it. */
+  config: HermesConfig;
   /** Fires when the turn is cancelled; long-running tools must stop promptly. */
   signal: AbortSignal;
   ports: ToolPorts;
+  /** State the session's tools keep between calls; released when the session ends. */
+  state: ToolSessionState;
 }
 
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {

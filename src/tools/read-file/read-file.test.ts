@@ -7,6 +7,7 @@ import type { ToolPorts } from "../ports.js";
 import type { ToolContext, ToolResult } from "../types.js";
 import { hermesAcpTools } from "../toolsets.js";
 import { readFileTool, type ReadFileDetails } from "./read-file.js";
+import { toolContext } from "../../../test/support/tool-context.js";
 
 let dir: string;
 
@@ -19,7 +20,7 @@ afterAll(() => {
 });
 
 function ctx(ports: ToolPorts = {}, signal = new AbortController().signal): ToolContext {
-  return { sessionId: "t", cwd: dir, signal, ports };
+  return toolContext({ cwd: dir, signal, ports });
 }
 
 function write(name: string, content: string | Uint8Array): string {
