@@ -14,14 +14,22 @@ export interface CommandApprovalRequest {
   description: string;
 }
 
-export interface EditApprovalRequest {
-  callId: string;
-  toolName: string;
-  /** Absolute path of the file the edit changes. */
+export interface FileEdit {
+  /** Absolute path of the file the edit changes (for a move: the destination). */
   path: string;
   /** Current content; null when the file does not exist yet. */
   oldText: string | null;
-  newText: string;
+  /** New content; null when the edit deletes the file. */
+  newText: string | null;
+  /** For a move: the absolute source path. */
+  fromPath?: string;
+}
+
+/** One approval for everything a single tool call will change, asked before anything is written. */
+export interface EditApprovalRequest {
+  callId: string;
+  toolName: string;
+  edits: FileEdit[];
 }
 
 export interface ToolPorts {
