@@ -16,6 +16,7 @@ describe("configSchema", () => {
       compression: { enabled: true, threshold: 0.5, protect_first_n: 3, protect_last_n: 20 },
       providers: {},
       mcp_servers: {},
+      command_allowlist: [],
     });
   });
 

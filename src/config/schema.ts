@@ -89,6 +89,8 @@ export const configSchema = z.looseObject({
   compression: orAbsent(compressionSection),
   providers: orAbsent(z.record(z.string(), providerEntry).default({})),
   mcp_servers: orAbsent(z.record(z.string(), z.unknown()).default({})),
+  /** Dangerous-command pattern keys the user allowed always ("Allow always"); never asked again. */
+  command_allowlist: orAbsent(z.array(z.string()).default([])),
 });
 
 export type HermesConfig = z.output<typeof configSchema>;

@@ -1,10 +1,10 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "./load.js";
-import { quoteEnvValue, upsertEnvFile, writeConfigModel } from "./write.js";
+import { addCommandAllowlistEntry, quoteEnvValue, upsertEnvFile, writeConfigModel } from "./write.js";
 
 let root: string;
 let home: string;
@@ -104,4 +104,19 @@ describe("upsertEnvFile", () => {
       expect(parseEnv(`K=${quoteEnvValue(value)}\n`).K).toBe(value);
     },
   );
+});
+
+describe("addCommandAllowlistEntry", () => {
+  it("appends a pattern key once and keeps other settings", () => {
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, "config.yaml"), "# mine\nmodel:\n  default: m\n");
+    addCommandAllowlistEntry(home, "rm_recursive");
+    addCommandAllowlistEntry(home, "rm_recursive");
+    addCommandAllowlistEntry(home, "git_force_push");
+    const text = readFileSync(join(home, "config.yaml"), "utf8");
+    expect(text).toContain("# mine");
+    expect(loadConfig(home).command_allowlist).toEqual(["rm_recursive", "git_force_push"]);
+    expect(loadConfig(home).model.default).toBe("m");
+    expect(statSync(join(home, "config.yaml")).mode & 0o777).toBe(0o600);
+  });
 });

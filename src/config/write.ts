@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
-import { isMap, parseDocument, type Document } from "yaml";
+import { isMap, isSeq, parseDocument, type Document } from "yaml";
 import { HermesError } from "../shared/errors.js";
 import { homePaths } from "./paths.js";
 import { isSecretName, registerSecret } from "./redact.js";
@@ -29,6 +29,34 @@ export function writeConfigModel(home: string, choice: ModelChoice): void {
   if (!choice.provider.trim() || !choice.model.trim()) {
     throw new HermesError("invalid_params", "Both a provider and a model are required.");
   }
+  updateConfigDocument(home, (doc) => {
+    if (!isMap(doc.get("model", true))) doc.set("model", doc.createNode({}));
+    doc.setIn(["model", "provider"], choice.provider.trim());
+    doc.setIn(["model", "default"], choice.model.trim());
+    doc.deleteIn(["model", "model"]);
+    for (const key of ["base_url", "api_key"] as const) {
+      const value = choice[key]?.trim();
+      if (value) doc.setIn(["model", key], value);
+      else doc.deleteIn(["model", key]);
+    }
+  });
+  registerSecret(choice.api_key);
+}
+
+/**
+ * Appends `patternKey` to `command_allowlist` in config.yaml (once), keeping everything else.
+ * Same file handling and errors as `writeConfigModel`.
+ */
+export function addCommandAllowlistEntry(home: string, patternKey: string): void {
+  updateConfigDocument(home, (doc) => {
+    const current = doc.get("command_allowlist");
+    const list = isSeq(current) ? current.toJSON() : [];
+    if (!list.includes(patternKey)) doc.set("command_allowlist", doc.createNode([...list, patternKey]));
+  });
+}
+
+/** Reads config.yaml as a YAML document, lets `mutate` change it, and writes it back privately. */
+function updateConfigDocument(home: string, mutate: (doc: Document) => void): void {
   const path = homePaths(home).configFile;
   ensureHome(home);
   const text = readOptional(path);
@@ -42,16 +70,7 @@ export function writeConfigModel(home: string, choice: ModelChoice): void {
   if (!isMap(doc.contents)) {
     throw new HermesError("config_invalid", `Cannot update ${path}: it does not hold a mapping of settings.`, { path });
   }
-  if (!isMap(doc.get("model", true))) doc.set("model", doc.createNode({}));
-  doc.setIn(["model", "provider"], choice.provider.trim());
-  doc.setIn(["model", "default"], choice.model.trim());
-  doc.deleteIn(["model", "model"]);
-  for (const key of ["base_url", "api_key"] as const) {
-    const value = choice[key]?.trim();
-    if (value) doc.setIn(["model", key], value);
-    else doc.deleteIn(["model", key]);
-  }
-  registerSecret(choice.api_key);
+  mutate(doc);
   writePrivate(path, doc.toString());
 }
 
