@@ -1,0 +1,157 @@
+/**
+ * `npm run bench`: measures the DESIGN §7 performance budgets against the built binary
+ * (dist/hermes.js) and the fake model server on loopback, and prints each figure, its budget and
+ * ok/OVER. Budgets are checked here, never by timed tests.
+ *
+ *   npm run bench                   15 start-up runs per command (30 sessions, 20 prompts, 5 streams)
+ *   npm run bench -- --runs 5       a quick run; the other sample counts scale with --runs
+ *   BENCH_RUNS=5 npm run bench      the same
+ *   npm run bench -- --json         machine-readable output (one JSON object on stdout)
+ *
+ * Exits 1 when a measurement failed (its row says ERROR); an OVER budget does not change the exit code.
+ */
+import { availableParallelism } from "node:os";
+import { parseArgs } from "node:util";
+import { measurePeakRss, measurePromptOverhead } from "./prompt.js";
+import { failed, formatTable, formatValue, measured, notBuilt, type Budget, type Report, type Row } from "./report.js";
+import { measureSessionNew } from "./session.js";
+import { median, summarize } from "./stats.js";
+import { measureStartup } from "./startup.js";
+import { measureStreaming } from "./streaming.js";
+
+const STREAM_CHUNKS = 20_000;
+
+const BUDGETS = {
+  startupRatio: { op: "<=", limit: 1.3 },
+  sessionNew: { op: "<=", limit: 20 },
+  promptOverhead: { op: "<=", limit: 15 },
+  peakRss: { op: "<=", limit: 80 },
+  sessionLoad: { op: "<=", limit: 500 },
+  sessionSearch: { op: "<=", limit: 50 },
+  streaming: { op: ">=", limit: 20_000 },
+} satisfies Record<string, Budget>;
+
+interface Options {
+  runs: number;
+  json: boolean;
+}
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: { runs: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean" } },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write("usage: npm run bench [-- --runs N] [-- --json]   (or BENCH_RUNS=N)\n");
+    process.exit(0);
+  }
+  const raw = values.runs ?? process.env.BENCH_RUNS ?? "15";
+  const runs = Number(raw);
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs / BENCH_RUNS must be a positive integer, got ${JSON.stringify(raw)}`);
+  return { runs, json: values.json === true };
+}
+
+function ms(value: number): string {
+  return formatValue(value, "ms");
+}
+
+/** Runs one section; a failure becomes ERROR rows for the ids it would have produced. */
+async function section(rows: Row[], fallback: Array<[string, string, Row["unit"], Budget?]>, body: () => Promise<Row[]>): Promise<void> {
+  try {
+    rows.push(...(await body()));
+  } catch (error) {
+    for (const [id, what, unit, budget] of fallback) rows.push(failed(id, what, unit, error, budget));
+  }
+}
+
+async function startupRows(runs: number): Promise<Row[]> {
+  const { bare, hermes, modelRequests } = await measureStartup(runs);
+  const a = summarize(bare);
+  const b = summarize(hermes);
+  return [
+    measured("startup-bare", "start-up: bare Node answering initialize", a.median, "ms", `median of ${a.count}; min ${ms(a.min)}, max ${ms(a.max)}`),
+    measured("startup-hermes", "start-up: node dist/hermes.js acp", b.median, "ms", `median of ${b.count}; min ${ms(b.min)}, max ${ms(b.max)}`),
+    measured(
+      "startup-ratio",
+      "start-up ratio hermes / bare (medians)",
+      b.median / a.median,
+      "x",
+      `ratio of mins ${(b.min / a.min).toFixed(2)}×; model-server requests during start-up: ${modelRequests}`,
+      BUDGETS.startupRatio,
+    ),
+  ];
+}
+
+async function sessionNewRows(runs: number): Promise<Row[]> {
+  const { firstMs, samples } = await measureSessionNew(runs * 2);
+  const s = summarize(samples);
+  const detail = `median of ${s.count} after a warm-up; min ${ms(s.min)}, max ${ms(s.max)}; first session ${ms(firstMs)}`;
+  return [measured("session-new", "session/new", s.median, "ms", detail, BUDGETS.sessionNew)];
+}
+
+async function promptRows(runs: number): Promise<Row[]> {
+  const { first, samples } = await measurePromptOverhead(Math.ceil((runs * 4) / 3));
+  const overhead = summarize(samples.map((sample) => sample.overheadMs));
+  const detail =
+    `median of ${overhead.count}; min ${ms(overhead.min)}, max ${ms(overhead.max)}; ` +
+    `round trip median ${ms(median(samples.map((sample) => sample.roundTripMs)))}, ` +
+    `model median ${ms(median(samples.map((sample) => sample.modelMs)))}; ` +
+    `first prompt of the session: overhead ${ms(first.overheadMs)} (round trip ${ms(first.roundTripMs)})`;
+  return [measured("prompt-overhead", "prompt adapter overhead (round trip − model)", overhead.median, "ms", detail, BUDGETS.promptOverhead)];
+}
+
+async function rssRows(): Promise<Row[]> {
+  const { peakKb, currentKb } = await measurePeakRss();
+  const detail = `VmHWM ${peakKb} kB, VmRSS ${currentKb} kB (MB here = 1024 kB)`;
+  return [measured("peak-rss", "peak RSS after 1 session + 1 prompt", peakKb / 1024, "MB", detail, BUDGETS.peakRss)];
+}
+
+async function streamingRows(runs: number): Promise<Row[]> {
+  const results = await measureStreaming(STREAM_CHUNKS, Math.ceil(runs / 3));
+  const rate = median(results.map((result) => result.perSecond));
+  const detail = results
+    .map(
+      (r) =>
+        `${r.notifications} notifications for ${r.modelChunks} model chunks over ${ms(r.spanMs)} ` +
+        `(${formatValue(r.perSecond, "chunks/s")}); prompt ${ms(r.promptMs)}, model ${ms(r.modelMs)}`,
+    )
+    .join("\n");
+  return [measured("streaming", `streamed chunks relayed (median of ${results.length})`, rate, "chunks/s", detail, BUDGETS.streaming)];
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  const rows: Row[] = [];
+  const progress = (what: string): void => {
+    if (!options.json) process.stderr.write(`bench: ${what}…\n`);
+  };
+  progress("start-up");
+  await section(rows, [["startup-ratio", "start-up ratio hermes / bare (medians)", "x", BUDGETS.startupRatio]], () => startupRows(options.runs));
+  progress("session/new");
+  await section(rows, [["session-new", "session/new", "ms", BUDGETS.sessionNew]], () => sessionNewRows(options.runs));
+  progress("prompt overhead");
+  await section(rows, [["prompt-overhead", "prompt adapter overhead (round trip − model)", "ms", BUDGETS.promptOverhead]], () =>
+    promptRows(options.runs),
+  );
+  progress("peak RSS");
+  await section(rows, [["peak-rss", "peak RSS after 1 session + 1 prompt", "MB", BUDGETS.peakRss]], rssRows);
+  rows.push(notBuilt("session-load", "session/load of 10,000 messages", "ms", BUDGETS.sessionLoad));
+  rows.push(notBuilt("session-search", "session_search over 1,000,000 messages", "ms", BUDGETS.sessionSearch));
+  progress("streaming");
+  await section(rows, [["streaming", "streamed chunks relayed", "chunks/s", BUDGETS.streaming]], () => streamingRows(options.runs));
+
+  const report: Report = { node: process.version, cpus: availableParallelism(), runs: options.runs, rows };
+  process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatTable(report));
+  return rows.some((row) => row.status === "ERROR") ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);
