@@ -1,9 +1,12 @@
 import { agent, methods, RequestError, type AgentApp } from "@agentclientprotocol/sdk/unstable";
+import { isSessionMode, SESSION_MODES } from "../runtime/edit-policy.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { HermesError } from "../shared/errors.js";
 import { log } from "../shared/logger.js";
 import { authenticateMethod, TERMINAL_SETUP_METHOD_ID } from "./auth.js";
 import { AUTH_REQUIRED, toRequestError } from "./errors.js";
 import { initializeResponse } from "./initialize.js";
+import { configOptions, MODE_CONFIG_ID, modeState } from "./modes.js";
 import { handlePrompt } from "./prompt-handler.js";
 import { SessionManager } from "./session-manager.js";
 
@@ -45,7 +48,31 @@ export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: Ses
         const session = await runtime.createSession(params.cwd);
         sessions.add(session, client);
         log.info(`session ${session.id} created in ${session.cwd} (${session.providerId}:${session.model})`);
-        return { sessionId: session.id };
+        const mode = session.approvals.mode;
+        return { sessionId: session.id, modes: modeState(mode), configOptions: configOptions(mode) };
+      }),
+    )
+    .onRequest(
+      methods.agent.session.setMode,
+      guarded("session/set_mode", ({ params }) => {
+        const live = sessions.get(params.sessionId);
+        if (!isSessionMode(params.modeId)) {
+          throw new HermesError("invalid_params", `unknown mode "${params.modeId}"; expected one of ${SESSION_MODES.map((m) => m.id).join(", ")}`);
+        }
+        live.session.approvals.mode = params.modeId;
+        return {};
+      }),
+    )
+    .onRequest(
+      methods.agent.session.setConfigOption,
+      guarded("session/set_config_option", ({ params }) => {
+        const live = sessions.get(params.sessionId);
+        if (params.configId !== MODE_CONFIG_ID) throw new HermesError("invalid_params", `unknown config option "${params.configId}"`);
+        if (!isSessionMode(params.value)) {
+          throw new HermesError("invalid_params", `unknown mode ${JSON.stringify(params.value)}; expected one of ${SESSION_MODES.map((m) => m.id).join(", ")}`);
+        }
+        live.session.approvals.mode = params.value;
+        return { configOptions: configOptions(params.value) };
       }),
     )
     .onRequest(

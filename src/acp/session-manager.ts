@@ -1,11 +1,13 @@
 import type { AgentContext } from "@agentclientprotocol/sdk/unstable";
 import type { AgentSession } from "../runtime/session.js";
 import { HermesError } from "../shared/errors.js";
+import { PermissionBridge } from "./permission-bridge.js";
 import { UpdateSender } from "./update-sender.js";
 
 /** A session the adapter is serving: the runtime session, its update channel, its running turn. */
 export class LiveSession {
   readonly updates: UpdateSender;
+  readonly permissions: PermissionBridge;
   private running: AbortController | undefined;
   private tail: Promise<unknown> = Promise.resolve();
 
@@ -14,6 +16,7 @@ export class LiveSession {
     client: AgentContext,
   ) {
     this.updates = new UpdateSender(client, session.id);
+    this.permissions = new PermissionBridge(client, session.id, () => session.approvalTimeoutMs);
   }
 
   get isRunning(): boolean {

@@ -1,100 +1,81 @@
-import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk/unstable";
-import type { AgentEvent } from "../agent/events.js";
-import { truncateForDisplay } from "../shared/truncate.js";
+import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import { editDiffContent, editRenderer } from "./render/edit.js";
+import { genericRenderer } from "./render/generic.js";
+import { processRenderer } from "./render/process.js";
+import { readFileRenderer } from "./render/read-file.js";
+import { searchFilesRenderer } from "./render/search-files.js";
+import { terminalRenderer } from "./render/terminal.js";
+import { textContent, truncate } from "./render/text.js";
+import { todoRenderer } from "./render/todo.js";
+import type { ToolEnd, ToolRenderer, ToolStart } from "./render/types.js";
 
-type ToolStart = Extract<AgentEvent, { type: "tool_start" }>;
-type ToolEnd = Extract<AgentEvent, { type: "tool_end" }>;
+export { editDiffContent };
+export { fenced } from "./render/text.js";
 
-export const DISPLAY_LIMIT = 5000;
+/** Text shown on a tool call the turn left open (blocked, denied, crashed or interrupted). */
+export const ABANDONED_TOOL_TEXT = "This tool call ended without a result (blocked, denied, or interrupted).";
 
-function textContent(text: string): ToolCallContent {
-  return { type: "content", content: { type: "text", text } };
-}
+const RENDERERS: Record<string, ToolRenderer> = {
+  read_file: readFileRenderer,
+  write_file: editRenderer,
+  patch: editRenderer,
+  search_files: searchFilesRenderer,
+  terminal: terminalRenderer,
+  process: processRenderer,
+  todo: todoRenderer,
+};
 
-/** A fence of backticks longer than any run inside `text`, so `N|` lines never render as tables. */
-export function fenced(text: string, info = ""): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = "`".repeat(Math.max(3, longest + 1));
-  return `${fence}${info}\n${text}\n${fence}`;
+function rendererFor(name: string): ToolRenderer {
+  return RENDERERS[name] ?? genericRenderer;
 }
 
 /** `tool_call` for a starting tool. Pure; never throws (falls back to the bare tool name). */
 export function toolStartUpdate(event: ToolStart): SessionUpdate {
+  const base = {
+    sessionUpdate: "tool_call" as const,
+    toolCallId: event.callId,
+    title: event.title || event.name,
+    kind: event.kind,
+    status: "in_progress" as const,
+  };
   try {
+    const render = rendererFor(event.name).start ?? genericRenderer.start!;
     return {
-      sessionUpdate: "tool_call",
-      toolCallId: event.callId,
-      title: event.title || event.name,
-      kind: event.kind,
-      status: "in_progress",
+      ...base,
       locations: event.locations.map((location) => ({ ...location })),
       rawInput: event.args as Record<string, unknown>,
-      content: startContent(event),
+      content: render(event),
     };
   } catch {
-    return { sessionUpdate: "tool_call", toolCallId: event.callId, title: event.name, kind: "other", status: "in_progress" };
+    return { ...base, title: event.name };
   }
 }
 
 /**
- * Reads show no start content: the title and location identify them, and an empty block would
- * make Zed show an empty Output section. Other tools show their arguments as JSON (≤ 1200 chars).
+ * `tool_call_update` closing a tool call. `failed` comes from the executor's verdict or a
+ * structured signal in the result (a non-zero exit code, `success: false`), never from words in
+ * the output. Pure; never throws.
  */
-function startContent(event: ToolStart): ToolCallContent[] {
-  if (event.kind === "read") return [];
-  const args = event.args;
-  if (!args || (typeof args === "object" && Object.keys(args).length === 0)) return [];
-  return [textContent(truncateForDisplay(JSON.stringify(args, null, 2), 1200))];
-}
-
-/** `tool_call_update` closing a tool call as completed or failed. Pure; never throws. */
 export function toolEndUpdate(event: ToolEnd): SessionUpdate {
-  let text: string;
   try {
-    text = completionText(event);
+    const completion = (rendererFor(event.name).complete ?? genericRenderer.complete!)(event);
+    return {
+      sessionUpdate: "tool_call_update",
+      toolCallId: event.callId,
+      status: (completion.failed ?? event.isError) ? "failed" : "completed",
+      content: completion.content,
+    };
   } catch {
-    text = event.content;
+    return {
+      sessionUpdate: "tool_call_update",
+      toolCallId: event.callId,
+      status: event.isError ? "failed" : "completed",
+      content: event.content ? [textContent(truncate(event.content))] : [],
+    };
   }
-  return {
-    sessionUpdate: "tool_call_update",
-    toolCallId: event.callId,
-    status: event.isError ? "failed" : "completed",
-    content: text ? [textContent(truncateForDisplay(text, DISPLAY_LIMIT))] : [],
-  };
 }
 
-interface ReadFileDetails {
-  path: string;
-  offset?: number;
-  limit?: number;
-  totalLines?: number;
-  content: string;
-}
-
-function completionText(event: ToolEnd): string {
-  if (event.name === "read_file") return readFileText(event);
-  return event.content;
-}
-
-function readFileText(event: ToolEnd): string {
-  const details = event.details as Partial<ReadFileDetails> | undefined;
-  if (event.isError) return `Read failed: ${errorText(event.content)}`;
-  if (!details || typeof details.content !== "string") return event.content;
-  let header = `Read ${details.path}`;
-  if (details.offset && details.offset > 1) header += ` (from line ${details.offset}, limit ${details.limit})`;
-  if (details.totalLines !== undefined) header += ` — ${details.totalLines} total lines`;
-  const budget = DISPLAY_LIMIT - header.length - 200;
-  const body = details.content.length > budget ? `${details.content.slice(0, budget)}\n... (truncated for display)` : details.content;
-  return `${header}\n\n${fenced(body)}`;
-}
-
-/** The `error` field of a JSON error result, or the text itself. */
-function errorText(content: string): string {
-  try {
-    const parsed = JSON.parse(content) as { error?: unknown };
-    if (typeof parsed.error === "string") return parsed.error;
-  } catch {
-    // plain-text error
-  }
-  return content;
+/** Closes a tool call the turn never finished. */
+export function abandonedToolUpdate(callId: string): SessionUpdate {
+  return { sessionUpdate: "tool_call_update", toolCallId: callId, status: "failed", content: [textContent(ABANDONED_TOOL_TEXT)] };
 }

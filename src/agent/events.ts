@@ -22,7 +22,7 @@ export type AgentEvent =
       kind: ToolKind;
       locations: ToolLocation[];
     }
-  | { type: "tool_end"; callId: string; name: string; content: string; details?: unknown; isError: boolean }
+  | { type: "tool_end"; callId: string; name: string; args: unknown; content: string; details?: unknown; isError: boolean }
   | { type: "usage"; usage: TokenUsage }
   | { type: "turn_end"; stopReason: StopReason; usage?: TokenUsage };
 

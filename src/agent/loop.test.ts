@@ -208,4 +208,83 @@ describe("runTurn", () => {
     expect(events.filter((event) => event.type === "message_delta").map((event) => event.text).join("")).toBe("42");
     expect(history.at(-1)).toMatchObject({ role: "assistant", content: "42", reasoning: "thinking hard" });
   });
+
+  it("runs read-only calls of one message concurrently and mutating ones alone, results in call order", async () => {
+    const log: string[] = [];
+    let releaseFirst: () => void = () => undefined;
+    const secondStarted = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const reader = defineTool({
+      name: "peek",
+      description: "read-only",
+      kind: "read",
+      mutating: false,
+      params: z.object({ n: z.number() }),
+      describe: (args) => ({ title: `peek ${args.n}`, locations: [] }),
+      execute: async (args) => {
+        log.push(`start ${args.n}`);
+        // The first call can only finish once the second has started: proof they overlap.
+        if (args.n === 1) await secondStarted;
+        if (args.n === 2) releaseFirst();
+        log.push(`end ${args.n}`);
+        return { content: `peeked ${args.n}` };
+      },
+    });
+    const writer = defineTool({
+      name: "poke",
+      description: "mutating",
+      kind: "edit",
+      mutating: true,
+      params: z.object({ n: z.number() }),
+      describe: (args) => ({ title: `poke ${args.n}`, locations: [] }),
+      execute: async (args) => {
+        log.push(`start w${args.n}`);
+        await new Promise((resolve) => setImmediate(resolve));
+        log.push(`end w${args.n}`);
+        return { content: `poked ${args.n}` };
+      },
+    });
+    llm.push(
+      {
+        tool_calls: [
+          { id: "r1", name: "peek", arguments: { n: 1 } },
+          { id: "r2", name: "peek", arguments: { n: 2 } },
+          { id: "w1", name: "poke", arguments: { n: 1 } },
+          { id: "w2", name: "poke", arguments: { n: 2 } },
+        ],
+      },
+      { text: "ok" },
+    );
+    const { input, history } = turn({ tools: new ToolRegistry([reader, writer]) });
+    await runTurn(input);
+    expect(log.slice(0, 4).sort()).toEqual(["end 1", "end 2", "start 1", "start 2"]);
+    expect(log.slice(4)).toEqual(["start w1", "end w1", "start w2", "end w2"]);
+    const results = history.filter((message) => message.role === "tool");
+    expect(results.map((message) => [message.tool_call_id, message.content])).toEqual([
+      ["r1", "peeked 1"],
+      ["r2", "peeked 2"],
+      ["w1", "poked 1"],
+      ["w2", "poked 2"],
+    ]);
+  });
+
+  it("lets a gate refuse a tool without running it", async () => {
+    let ran = false;
+    const writer = defineTool({
+      name: "poke",
+      description: "mutating",
+      kind: "edit",
+      mutating: true,
+      params: z.object({}),
+      describe: () => ({ title: "poke", locations: [] }),
+      execute: async () => {
+        ran = true;
+        return { content: "poked" };
+      },
+    });
+    llm.push({ tool_calls: [{ id: "p1", name: "poke", arguments: {} }] }, { text: "Here is my plan" });
+    const { input, events } = turn({ tools: new ToolRegistry([writer]), toolGate: (tool) => (tool.mutating ? "Blocked in Plan mode" : undefined) });
+    await runTurn(input);
+    expect(ran).toBe(false);
+    expect(events.find((event) => event.type === "tool_end")).toMatchObject({ callId: "p1", isError: true, content: "Blocked in Plan mode" });
+  });
 });

@@ -4,7 +4,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
 import type { EmitAgentEvent, StopReason } from "./events.js";
 import { callModel, type ModelCallResult } from "./model-call.js";
-import { runToolCall } from "./tool-runner.js";
+import { runToolCall, type ToolGate } from "./tool-runner.js";
 import { addUsage } from "./usage.js";
 
 export interface TurnInput {
@@ -26,6 +26,8 @@ export interface TurnInput {
   /** Called after each message lands in history (for persistence). Must not throw. */
   onAppend?: (message: ChatMessage) => void;
   newMessageId: () => string;
+  /** Refuses tools the session's mode does not allow (plan mode). */
+  toolGate?: ToolGate;
 }
 
 export interface TurnResult {
@@ -110,15 +112,39 @@ function assistantMessage(call: ModelCallResult, toolCalls: ToolCall[], finishRe
   };
 }
 
-/** Runs calls in order; after a cancel the remaining calls get a "cancelled" result unrun. */
+/**
+ * Runs a message's tool calls. Consecutive read-only calls run concurrently; a mutating (or
+ * unknown) call runs alone, in order. Results are appended in call order. After a cancel the
+ * remaining calls get a "cancelled" result without running.
+ */
 async function runToolCalls(calls: ToolCall[], input: TurnInput, append: (message: ChatMessage) => void): Promise<void> {
   const ctx = { ...input.toolContext, signal: input.signal };
+  const run = (call: ToolCall): Promise<string> =>
+    input.signal.aborted
+      ? Promise.resolve(CANCELLED_TOOL_RESULT)
+      : runToolCall(call, input.tools, ctx, input.emit, input.toolGate).then((result) => result.content);
+  for (const batch of batches(calls, input.tools)) {
+    const contents = await Promise.all(batch.map(run));
+    batch.forEach((call, index) => {
+      append({ role: "tool", tool_call_id: call.id, name: call.function.name, content: contents[index] ?? CANCELLED_TOOL_RESULT });
+    });
+  }
+}
+
+/** Splits calls into runs of read-only calls and single mutating calls, keeping order. */
+function batches(calls: ToolCall[], tools: ToolRegistry): ToolCall[][] {
+  const result: ToolCall[][] = [];
+  let readOnly: ToolCall[] = [];
   for (const call of calls) {
-    if (input.signal.aborted) {
-      append({ role: "tool", tool_call_id: call.id, name: call.function.name, content: CANCELLED_TOOL_RESULT });
+    const tool = tools.get(call.function.name);
+    if (tool && !tool.mutating) {
+      readOnly.push(call);
       continue;
     }
-    const result = await runToolCall(call, input.tools, ctx, input.emit);
-    append({ role: "tool", tool_call_id: call.id, name: call.function.name, content: result.content });
+    if (readOnly.length) result.push(readOnly);
+    readOnly = [];
+    result.push([call]);
   }
+  if (readOnly.length) result.push(readOnly);
+  return result;
 }

@@ -1,6 +1,6 @@
 import type { ToolCall } from "../llm/types.js";
 import { describeCall, parseToolArgs, type ToolRegistry } from "../tools/registry.js";
-import type { ToolContext, ToolResult } from "../tools/types.js";
+import type { AnyTool, ToolContext, ToolResult } from "../tools/types.js";
 import type { EmitAgentEvent } from "./events.js";
 
 /** Arguments as the editor should see them: parsed JSON, or `{ raw }` when unparseable. */
@@ -17,11 +17,15 @@ function displayArgs(rawArguments: string): unknown {
  * Runs one tool call and reports it with a `tool_start` / `tool_end` pair. Unknown tools,
  * bad arguments and tool exceptions become error results for the model; never throws.
  */
+/** Decides whether a known tool may run now; returns the refusal text for the model, or undefined. */
+export type ToolGate = (tool: AnyTool) => string | undefined;
+
 export async function runToolCall(
   call: ToolCall,
   registry: ToolRegistry,
   turnContext: Omit<ToolContext, "callId">,
   emit: EmitAgentEvent,
+  gate?: ToolGate,
 ): Promise<ToolResult> {
   const ctx: ToolContext = { ...turnContext, callId: call.id };
   const name = call.function.name;
@@ -42,6 +46,7 @@ export async function runToolCall(
     type: "tool_end",
     callId: call.id,
     name,
+    args,
     content: result.content,
     details: result.details,
     isError: result.isError === true,
@@ -52,6 +57,8 @@ export async function runToolCall(
     if (!tool) {
       return { content: `Unknown tool '${name}'. Available tools: ${registry.names().join(", ")}`, isError: true };
     }
+    const refusal = gate?.(tool);
+    if (refusal) return { content: refusal, isError: true };
     const parsed = parseToolArgs(tool, call.function.arguments);
     if (!parsed.ok) return { content: parsed.error, isError: true };
     try {

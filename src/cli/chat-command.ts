@@ -3,6 +3,7 @@ import type { AgentEvent } from "../agent/events.js";
 import { Runtime } from "../runtime/runtime.js";
 import { errorMessage } from "../shared/errors.js";
 import { bootstrap } from "./bootstrap.js";
+import { nonInteractiveAsker } from "./terminal-asker.js";
 
 /**
  * `hermes chat -q "prompt"`: one turn with the same runtime the editor gets. The answer streams
@@ -28,7 +29,11 @@ export async function runChatCommand(argv: string[]): Promise<number> {
   const controller = new AbortController();
   process.once("SIGINT", () => controller.abort());
   const printer = new TerminalPrinter();
-  const result = await session.prompt(query, { signal: controller.signal, emit: (event) => printer.print(event) });
+  const result = await session.prompt(query, {
+    signal: controller.signal,
+    asker: nonInteractiveAsker,
+    emit: (event) => printer.print(event),
+  });
   printer.end();
   if (result.stopReason === "cancelled") return 130;
   return 0;

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { tryLoadConfig } from "../config/load.js";
 import { homePaths, type HomePaths } from "../config/paths.js";
+import { addCommandAllowlistEntry } from "../config/write.js";
 import type { HermesConfig } from "../config/schema.js";
 import { detectProvider, resolveProvider } from "../llm/resolve.js";
 import type { Provider, ResolvedProvider } from "../llm/types.js";
@@ -80,6 +81,13 @@ export class Runtime {
       ...(identity ? { identity } : {}),
       createdAt: new Date(),
       hermesHome: this.paths.home,
+      approvalSettings: {
+        config: () => {
+          const current = tryLoadConfig(this.paths.home);
+          return current.ok ? current.config : config;
+        },
+        persistAllowed: (patternKey) => addCommandAllowlistEntry(this.paths.home, patternKey),
+      },
     });
   }
 

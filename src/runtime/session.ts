@@ -7,6 +7,8 @@ import { newId } from "../shared/ids.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolPorts } from "../tools/ports.js";
 import { ToolSessionState } from "../tools/session-state.js";
+import { SessionApprovals, type ApprovalSettings, type PermissionAsker } from "./approvals.js";
+import { planModeRefusal } from "./edit-policy.js";
 
 export interface SessionParts {
   id: string;
@@ -18,6 +20,7 @@ export interface SessionParts {
   identity?: string;
   createdAt: Date;
   hermesHome: string;
+  approvalSettings: Omit<ApprovalSettings, "cwd">;
 }
 
 /**
@@ -32,6 +35,8 @@ export class AgentSession {
   readonly systemPrompt: string;
   /** State the session's tools keep between turns (terminal, processes, caches). */
   readonly toolState = new ToolSessionState();
+  /** Edit mode and the dangerous-command patterns allowed for this session. */
+  readonly approvals: SessionApprovals;
   private readonly parts: SessionParts;
 
   constructor(parts: SessionParts) {
@@ -39,6 +44,7 @@ export class AgentSession {
     this.id = parts.id;
     this.cwd = parts.cwd;
     this.createdAt = parts.createdAt;
+    this.approvals = new SessionApprovals({ cwd: parts.cwd, ...parts.approvalSettings });
     this.systemPrompt = buildSystemPrompt({
       ...(parts.identity ? { identity: parts.identity } : {}),
       cwd: parts.cwd,
@@ -57,6 +63,11 @@ export class AgentSession {
     return this.parts.resolved.provider;
   }
 
+  /** How long an approval request may wait for the user (`approvals.timeout`). */
+  get approvalTimeoutMs(): number {
+    return this.parts.config.approvals.timeout * 1000;
+  }
+
   get tools(): ToolRegistry {
     return this.parts.tools;
   }
@@ -66,12 +77,16 @@ export class AgentSession {
     return this.toolState.dispose();
   }
 
-  /** Runs one turn to completion (or cancellation). Never throws; see `runTurn`. */
+  /**
+   * Runs one turn to completion (or cancellation). Never throws; see `runTurn`. Approvals asked
+   * during the turn go to `asker` only, and stop with the turn's signal.
+   */
   prompt(
     content: string | UserContentPart[],
-    options: { emit: EmitAgentEvent; signal: AbortSignal; ports?: ToolPorts },
+    options: { emit: EmitAgentEvent; signal: AbortSignal; asker: PermissionAsker; ports?: ToolPorts },
   ): Promise<TurnResult> {
     const { config, resolved } = this.parts;
+    const ports: ToolPorts = { ...options.ports, ...this.approvals.ports(options.asker, options.signal) };
     return runTurn({
       provider: this.parts.provider,
       model: resolved.model,
@@ -86,9 +101,10 @@ export class AgentSession {
         cwd: this.cwd,
         hermesHome: this.parts.hermesHome,
         config,
-        ports: options.ports ?? {},
+        ports,
         state: this.toolState,
       },
+      toolGate: (tool) => (this.approvals.mode === "plan" ? planModeRefusal(tool) : undefined),
       signal: options.signal,
       emit: options.emit,
       newMessageId: newId,

@@ -1,0 +1,28 @@
+import { fenced, isRecord, textContent, truncate } from "./text.js";
+import type { ToolRenderer } from "./types.js";
+
+/** `$ <command>` at start; output in a fence and the exit code at the end. Failed on a non-zero exit. */
+export const terminalRenderer: ToolRenderer = {
+  start(event) {
+    const command = isRecord(event.args) && typeof event.args.command === "string" ? event.args.command : "";
+    return command ? [textContent(`$ ${command}`)] : [];
+  },
+  complete(event) {
+    const details = event.details;
+    if (!isRecord(details)) return { content: [textContent(truncate(event.content))] };
+    if (isRecord(details.background)) {
+      return { content: [textContent(`Started in the background: process ${String(details.background.id)} (pid ${String(details.background.pid)})`)] };
+    }
+    const exitCode = typeof details.exitCode === "number" ? details.exitCode : undefined;
+    const output = typeof details.output === "string" ? details.output : "";
+    const lines: string[] = [];
+    if (output) lines.push(fenced(truncate(output, 4800)));
+    if (details.timedOut) lines.push("Timed out; the process group was killed.");
+    if (exitCode !== undefined) lines.push(`Exit code: ${exitCode}`);
+    if (!lines.length) lines.push(truncate(event.content));
+    return {
+      content: [textContent(lines.join("\n"))],
+      failed: event.isError || details.timedOut === true || (exitCode !== undefined && exitCode !== 0),
+    };
+  },
+};

@@ -1,0 +1,91 @@
+import type { HermesConfig } from "../config/schema.js";
+import { log } from "../shared/logger.js";
+import type { CommandApprovalRequest, EditApprovalRequest, ToolPorts } from "../tools/ports.js";
+import { editAutoApproved, type SessionMode } from "./edit-policy.js";
+
+/** What the user can answer to a dangerous command. */
+export type CommandAnswer = "allow_once" | "allow_session" | "allow_always" | "deny" | "deny_always";
+/** What the user can answer to an edit. */
+export type EditAnswer = "allow" | "deny";
+
+/**
+ * How a front end asks the user. Implementations resolve "deny" for anything but an explicit
+ * allow: a cancelled request, an unknown option, a timeout, a transport failure. They never reject.
+ */
+export interface PermissionAsker {
+  askCommand(request: CommandApprovalRequest, signal: AbortSignal): Promise<CommandAnswer>;
+  askEdit(request: EditApprovalRequest, signal: AbortSignal): Promise<EditAnswer>;
+}
+
+export interface ApprovalSettings {
+  cwd: string;
+  /** The current config (re-read so an allowlist edited by hand applies). */
+  config: () => HermesConfig;
+  /** Persists "allow always" for a pattern (config.yaml `command_allowlist`). */
+  persistAllowed: (patternKey: string) => void;
+}
+
+/**
+ * One session's approval state: its mode and the dangerous-command patterns allowed or denied
+ * for the session. `ports` binds it to one turn's asker and signal, so an approval can reach
+ * only the session that owns the turn and ends with the turn.
+ */
+export class SessionApprovals {
+  mode: SessionMode = "default";
+  private readonly allowedPatterns = new Set<string>();
+  private readonly deniedPatterns = new Set<string>();
+
+  constructor(private readonly settings: ApprovalSettings) {}
+
+  ports(asker: PermissionAsker, signal: AbortSignal): Pick<ToolPorts, "approveCommand" | "approveEdit"> {
+    return {
+      approveCommand: (request) => this.approveCommand(request, asker, signal),
+      approveEdit: (request) => this.approveEdit(request, asker, signal),
+    };
+  }
+
+  private async approveCommand(request: CommandApprovalRequest, asker: PermissionAsker, signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return false;
+    const config = this.settings.config();
+    if (config.approvals.mode === "off") return true;
+    const key = request.patternKey;
+    if (this.deniedPatterns.has(key)) return false;
+    if (this.allowedPatterns.has(key) || config.command_allowlist.includes(key)) return true;
+    const answer = await asker.askCommand(request, signal);
+    switch (answer) {
+      case "allow_once":
+        return true;
+      case "allow_session":
+        this.allowedPatterns.add(key);
+        return true;
+      case "allow_always":
+        this.allowedPatterns.add(key);
+        try {
+          this.settings.persistAllowed(key);
+        } catch (error) {
+          log.warn(`could not save "${key}" to command_allowlist; allowed for this session only`, error);
+        }
+        return true;
+      case "deny_always":
+        this.deniedPatterns.add(key);
+        return false;
+      default:
+        return false;
+    }
+  }
+
+  private async approveEdit(request: EditApprovalRequest, asker: PermissionAsker, signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted || this.mode === "plan") return false;
+    const paths = request.edits.flatMap((edit) => (edit.fromPath ? [edit.path, edit.fromPath] : [edit.path]));
+    if (editAutoApproved(this.mode, paths, this.settings.cwd)) {
+      log.info(`auto-approved ${request.toolName} edit of ${paths.join(", ")} in mode ${this.mode}`);
+      return true;
+    }
+    return (await asker.askEdit(request, signal)) === "allow";
+  }
+
+  /** Whether edits to `paths` would go ahead without asking (the editor then shows the diff on the tool call). */
+  autoApproves(paths: readonly string[]): boolean {
+    return editAutoApproved(this.mode, paths, this.settings.cwd);
+  }
+}
