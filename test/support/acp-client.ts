@@ -8,6 +8,8 @@ import {
   PROTOCOL_VERSION,
   type ClientConnection,
   type InitializeResponse,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
   type SessionNotification,
 } from "@agentclientprotocol/sdk/unstable";
 
@@ -18,6 +20,8 @@ export interface AgentProcess {
   connection: ClientConnection;
   /** Every session/update the agent sent, in arrival order. */
   updates: SessionNotification[];
+  /** Every permission request the agent made, in arrival order. */
+  permissions: RequestPermissionRequest[];
   /** Every line the agent wrote to stdout, verbatim. */
   stdoutLines(): string[];
   stderr(): string;
@@ -38,6 +42,11 @@ export function spawnAgent(options: {
   cwd?: string;
   command?: string[];
   onUpdate?: (notification: SessionNotification) => void;
+  /**
+   * Answers `session/request_permission` as a user would. Without it every request is answered
+   * "cancelled" (which the agent must treat as a deny). Every request is recorded in `permissions`.
+   */
+  onPermission?: (request: RequestPermissionRequest) => RequestPermissionResponse | Promise<RequestPermissionResponse>;
 }): AgentProcess {
   const command = options.command ?? [process.execPath, BUILT_BINARY, "acp"];
   const [file, ...args] = command as [string, ...string[]];
@@ -55,7 +64,13 @@ export function spawnAgent(options: {
   const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
 
   const updates: SessionNotification[] = [];
-  const app = client({ name: "hermes-test-client" }).onNotification(methods.client.session.update, ({ params }) => {
+  const permissions: RequestPermissionRequest[] = [];
+  const app = client({ name: "hermes-test-client" })
+    .onRequest(methods.client.session.requestPermission, async ({ params }) => {
+      permissions.push(params);
+      return options.onPermission ? options.onPermission(params) : { outcome: { outcome: "cancelled" } };
+    })
+    .onNotification(methods.client.session.update, ({ params }) => {
     updates.push(params);
     options.onUpdate?.(params);
   });
@@ -69,6 +84,7 @@ export function spawnAgent(options: {
     child,
     connection,
     updates,
+    permissions,
     stdoutLines: () => stdout.split("\n").filter((line) => line.length > 0),
     stderr: () => stderr,
     writeRaw: (text) => {
