@@ -1,9 +1,14 @@
-// Bundles the CLI into one minified ESM file, dist/hermes.js (both bins point at it), with every
-// dependency inlined except native modules. Modules reached through `import()` are evaluated on
-// first use only, so start-up runs just what the command needs.
-import { chmodSync, readFileSync, rmSync } from "node:fs";
+// Builds dist/: hermes.cjs (the whole CLI bundled into one minified file, native modules
+// external), hermes.js (the entry both bins point at; loads hermes.cjs with V8's code cache),
+// and hermes.cache (that cache, produced by running start-up once: initialize + session/new).
+// Modules reached through `import()` are evaluated on first use only.
+import { spawn } from "node:child_process";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
+
+const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
 /**
  * zod re-exports every locale (~250 KB minified) through `z.locales`; nothing here uses any but
@@ -23,25 +28,52 @@ const zodEnglishOnly = {
   },
 };
 
-const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-
-rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
+rmSync("dist", { recursive: true, force: true });
+mkdirSync("dist");
 await build({
   entryPoints: ["src/cli/main.ts"],
-  outfile: "dist/hermes.js",
+  outfile: "dist/hermes.cjs",
   bundle: true,
   platform: "node",
-  format: "esm",
+  format: "cjs",
   target: "node20",
   minify: true,
   sourcemap: "linked",
   legalComments: "none",
   external: ["better-sqlite3"],
   plugins: [zodEnglishOnly],
-  define: { __HERMES_VERSION__: JSON.stringify(pkg.version) },
-  banner: {
-    js: '#!/usr/bin/env node\nimport { createRequire as __hermesCreateRequire } from "node:module"; const require = __hermesCreateRequire(import.meta.url);',
-  },
+  define: { __HERMES_VERSION__: JSON.stringify(pkg.version), "import.meta.url": "__hermesImportMetaUrl" },
+  banner: { js: 'var __hermesImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   logLevel: "warning",
 });
+copyFileSync("scripts/launcher.js", "dist/hermes.js");
 chmodSync("dist/hermes.js", 0o755);
+await writeCodeCache();
+
+/** Runs initialize + session/new once through the launcher, which writes the code cache on exit. */
+async function writeCodeCache() {
+  const home = mkdtempSync(join(tmpdir(), "hermes-build-"));
+  writeFileSync(join(home, "config.yaml"), "model:\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\n  default: warmup\n");
+  const child = spawn(process.execPath, ["dist/hermes.js", "acp"], {
+    env: { ...process.env, HERMES_HOME: home, HERMES_CODE_CACHE_OUT: "dist/hermes.cache" },
+    stdio: ["pipe", "pipe", "ignore"],
+  });
+  const frames = [
+    { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } },
+    { jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: home, mcpServers: [] } },
+  ];
+  let answered = 0;
+  let buffered = "";
+  child.stdout.on("data", (chunk) => {
+    buffered += chunk;
+    const lines = buffered.split("\n");
+    buffered = lines.pop() ?? "";
+    answered += lines.filter((line) => line.includes('"id":')).length;
+    if (answered === 1) child.stdin.write(JSON.stringify(frames[1]) + "\n");
+    if (answered >= 2) child.stdin.end();
+  });
+  child.stdin.write(JSON.stringify(frames[0]) + "\n");
+  const code = await new Promise((resolve) => child.on("exit", resolve));
+  rmSync(home, { recursive: true, force: true });
+  if (code !== 0 || answered < 2) throw new Error(`code-cache warm-up failed (exit ${code}, ${answered} answers)`);
+}
