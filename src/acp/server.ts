@@ -1,8 +1,9 @@
-import { Readable, Writable } from "node:stream";
+import { Readable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk/unstable";
 import type { Runtime } from "../runtime/runtime.js";
 import { log } from "../shared/logger.js";
 import { createAgentApp } from "./agent-app.js";
+import { coalescingWritable } from "./coalescing-writable.js";
 
 /**
  * Serves ACP over the given byte streams (stdin/stdout in production) until the client closes
@@ -11,7 +12,7 @@ import { createAgentApp } from "./agent-app.js";
 export async function serveAcp(runtime: Runtime, input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Promise<void> {
   const { app, sessions } = createAgentApp(runtime);
   const stream = ndJsonStream(
-    Writable.toWeb(output as Writable) as WritableStream<Uint8Array>,
+    coalescingWritable(output),
     Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>,
   );
   const connection = app.connect(stream);
