@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../agent/events.js";
 import { toSessionUpdates } from "./event-bridge.js";
 import { structuredFailure } from "./render/generic.js";
-import { todosToPlanEntries } from "./render/todo.js";
+import { todosToPlanEntries } from "../tools/todo/plan-entries.js";
 import { abandonedToolUpdate, fenced, toolEndUpdate, toolStartUpdate } from "./tool-render.js";
 
 type Start = Extract<AgentEvent, { type: "tool_start" }>;

@@ -1,7 +1,13 @@
 import { fenced, isRecord, textContent, truncate, DISPLAY_LIMIT_LARGE } from "./text.js";
 import type { ToolRenderer } from "./types.js";
 
-/** `process` calls: the action at start; a status line and any output at the end. */
+function exitNote(info: Record<string, unknown>): string {
+  if (typeof info.exit_code === "number") return `, exit ${info.exit_code}`;
+  if (typeof info.signal === "string" && info.signal) return `, ${info.signal}`;
+  return "";
+}
+
+/** `process` calls: the action at start; a process table, or a status line and output, at the end. */
 export const processRenderer: ToolRenderer = {
   start(event) {
     const args = isRecord(event.args) ? event.args : {};
@@ -18,11 +24,12 @@ export const processRenderer: ToolRenderer = {
       lines.push(`Processes: ${details.processes.length}`);
       for (const row of details.processes.slice(0, 20)) {
         if (!isRecord(row)) continue;
-        lines.push(`- \`${String(row.id)}\` — ${String(row.status)}, pid ${String(row.pid)}${row.exitCode !== undefined && row.exitCode !== null ? `, exit ${String(row.exitCode)}` : ""} — ${String(row.command ?? "").slice(0, 120)}`);
+        lines.push(`- \`${String(row.session_id)}\` — ${String(row.status)}, pid ${String(row.pid)}${exitNote(row)} — ${String(row.command ?? "").slice(0, 120)}`);
       }
     } else {
-      lines.push(`Process ${String(details.action ?? "")}: ${String(details.status ?? "")}${details.id ? ` (\`${String(details.id)}\`)` : ""}`);
-      if (details.exitCode !== undefined && details.exitCode !== null) lines.push(`Exit code: ${String(details.exitCode)}`);
+      const info = isRecord(details.process) ? details.process : {};
+      lines.push(`Process ${String(details.action ?? "")}: ${String(info.status ?? "")}${info.session_id ? ` (\`${String(info.session_id)}\`)` : ""}${exitNote(info)}`);
+      if (typeof info.command === "string") lines.push(`Command: ${info.command.slice(0, 200)}`);
       if (typeof details.output === "string" && details.output) lines.push(fenced(truncate(details.output, 5000)));
     }
     return { content: [textContent(truncate(lines.join("\n"), DISPLAY_LIMIT_LARGE))] };

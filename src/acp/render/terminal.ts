@@ -1,4 +1,4 @@
-import { fenced, isRecord, textContent, truncate } from "./text.js";
+import { errorText, fenced, isRecord, textContent, truncate } from "./text.js";
 import type { ToolRenderer } from "./types.js";
 
 /** `$ <command>` at start; output in a fence and the exit code at the end. Failed on a non-zero exit. */
@@ -10,6 +10,7 @@ export const terminalRenderer: ToolRenderer = {
   complete(event) {
     const details = event.details;
     if (!isRecord(details)) return { content: [textContent(truncate(event.content))] };
+    if (isRecord(details.refused)) return { content: [textContent(truncate(errorText(event.content)))], failed: true };
     if (isRecord(details.background)) {
       return { content: [textContent(`Started in the background: process ${String(details.background.id)} (pid ${String(details.background.pid)})`)] };
     }
@@ -18,6 +19,7 @@ export const terminalRenderer: ToolRenderer = {
     const lines: string[] = [];
     if (output) lines.push(fenced(truncate(output, 4800)));
     if (details.timedOut) lines.push("Timed out; the process group was killed.");
+    if (details.interrupted) lines.push("Interrupted; the process group was killed.");
     if (exitCode !== undefined) lines.push(`Exit code: ${exitCode}`);
     if (!lines.length) lines.push(truncate(event.content));
     return {

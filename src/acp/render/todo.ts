@@ -1,4 +1,5 @@
 import type { PlanEntry } from "@agentclientprotocol/sdk/unstable";
+import { todosToPlanEntries } from "../../tools/todo/plan-entries.js";
 import { isRecord, textContent, truncate } from "./text.js";
 import type { ToolEnd, ToolRenderer } from "./types.js";
 
@@ -14,24 +15,6 @@ function todosOf(value: unknown): Todo[] | undefined {
   const list = isRecord(value) ? value.todos : undefined;
   if (!Array.isArray(list)) return undefined;
   return list.filter(isRecord).map((item) => ({ id: String(item.id ?? ""), content: String(item.content ?? ""), status: String(item.status ?? "pending") }));
-}
-
-/**
- * ACP plan entries for a todo list: the complete list, cancelled items kept as completed with a
- * `[cancelled] ` prefix (clients replace the whole plan), unknown statuses as pending, empty skipped.
- */
-export function todosToPlanEntries(todos: readonly Todo[]): PlanEntry[] {
-  const entries: PlanEntry[] = [];
-  for (const todo of todos) {
-    const text = (todo.content || todo.id).trim();
-    if (!text) continue;
-    if (todo.status === "cancelled") entries.push({ content: `[cancelled] ${text}`, status: "completed", priority: "medium" });
-    else {
-      const status = todo.status === "in_progress" || todo.status === "completed" ? todo.status : "pending";
-      entries.push({ content: text, status, priority: "medium" });
-    }
-  }
-  return entries;
 }
 
 /** The plan a finished todo call produces, or undefined when it failed or carried no list. */

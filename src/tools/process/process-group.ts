@@ -1,0 +1,164 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
+
+/**
+ * Child processes that run in their own process group (pgid = the child's pid), so that one
+ * signal reaches the shell and everything it started. Every live group is tracked module-wide
+ * so `killAllProcesses()` can stop them when the server exits.
+ */
+
+/** How long a group gets between SIGTERM and SIGKILL. */
+export const TERMINATE_GRACE_MS = 500;
+/** How long to wait for a SIGKILLed group to disappear before giving up. */
+const KILL_WAIT_MS = 3000;
+const POLL_MS = 20;
+
+/** Process groups spawned by this module that may still have members. */
+const liveGroups = new Set<number>();
+
+export interface GroupSpawnSpec {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** "pipe" gives the caller a writable stdin; "ignore" connects /dev/null (never the agent's stdin). */
+  stdin: "pipe" | "ignore";
+}
+
+/**
+ * Spawns a detached child (new session and process group) with stdout and stderr piped and
+ * registers its group. The group stays registered until `releaseGroup` or `killAllProcesses`.
+ * Spawn failures surface as the child's `error` event, as with `child_process.spawn`.
+ */
+export function spawnGroup(spec: GroupSpawnSpec): ChildProcess {
+  const child = spawn(spec.file, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    detached: true,
+    stdio: [spec.stdin, "pipe", "pipe"],
+    windowsHide: true,
+  });
+  if (child.pid !== undefined) liveGroups.add(child.pid);
+  return child;
+}
+
+/** Forgets a group whose members are all gone. */
+export function releaseGroup(pgid: number): void {
+  liveGroups.delete(pgid);
+}
+
+/** Sends a signal to every member of the group; false when the group no longer exists. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True while the group has a member that is not a zombie. `kill(-pgid, 0)` alone is not
+ * enough: a member orphaned by the shell's death is re-parented to PID 1, and an init that
+ * does not reap (as in some containers and micro-VMs) leaves it as a zombie forever. On Linux
+ * the members are therefore looked up in /proc; elsewhere `kill(-pgid, 0)` decides.
+ */
+export function isGroupAlive(pgid: number): boolean {
+  if (!signalGroup(pgid, 0)) return false;
+  const members = groupMembers(pgid);
+  if (members === undefined) return true;
+  return members.some((member) => member.state !== "Z" && member.state !== "X");
+}
+
+interface GroupMember {
+  pid: number;
+  state: string;
+}
+
+/** Members of a process group from /proc, or undefined when /proc is unavailable. */
+function groupMembers(pgid: number): GroupMember[] | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return undefined;
+  }
+  const members: GroupMember[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // "pid (comm) state ppid pgrp ..."; comm may contain spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid) members.push({ pid: Number(entry), state: fields[0] ?? "" });
+  }
+  return members;
+}
+
+/** True when this single process exists and is not a zombie. */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+    return state !== "Z" && state !== "X";
+  } catch {
+    return true;
+  }
+}
+
+/** Resolves once the group has no live member, or after `ms`; returns whether it is gone. */
+export async function waitForGroupExit(pgid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (!isGroupAlive(pgid)) return true;
+    if (Date.now() >= deadline) return false;
+    await delay(POLL_MS);
+  }
+}
+
+/**
+ * Stops the whole group: SIGTERM at once, SIGKILL after `graceMs` if anything is left, then
+ * waits (bounded) for the members to disappear and unregisters the group. Never throws.
+ * Returns true when the group is verifiably gone.
+ */
+export async function terminateGroup(pgid: number, graceMs = TERMINATE_GRACE_MS): Promise<boolean> {
+  if (!signalGroup(pgid, "SIGTERM")) {
+    releaseGroup(pgid);
+    return true;
+  }
+  if (await waitForGroupExit(pgid, graceMs)) {
+    releaseGroup(pgid);
+    return true;
+  }
+  signalGroup(pgid, "SIGKILL");
+  const gone = await waitForGroupExit(pgid, KILL_WAIT_MS);
+  if (gone) releaseGroup(pgid);
+  return gone;
+}
+
+/**
+ * SIGKILLs every process group this module started that may still be running: foreground
+ * commands, background processes of every session. Synchronous, so it is safe in an `exit`
+ * handler; the server calls it on exit (nothing here registers process hooks itself).
+ */
+export function killAllProcesses(): void {
+  for (const pgid of [...liveGroups]) {
+    signalGroup(pgid, "SIGKILL");
+    liveGroups.delete(pgid);
+  }
+}
+
+/** Groups currently tracked, for tests and diagnostics. */
+export function trackedGroups(): number[] {
+  return [...liveGroups];
+}

@@ -1,0 +1,79 @@
+import type { HermesConfig } from "../../config/schema.js";
+import { detectDangerousCommand } from "../approval/dangerous-commands.js";
+import { askPort } from "../ports.js";
+import type { ToolContext } from "../types.js";
+
+/** The detector's API (owned by `../approval/dangerous-commands.ts`); injectable for tests. */
+export type DangerDetector = typeof detectDangerousCommand;
+
+/**
+ * What the guard decided. `run` carries the approval note when the user allowed a dangerous
+ * command (Hermes adds it to the result as an audit trail).
+ */
+export type GuardVerdict =
+  | { action: "run"; approval?: { patternKey: string; description: string; via: "user" | "allowlist" } }
+  | { action: "refuse"; reason: "hardline" | "denied" | "cancelled"; message: string; patternKey: string };
+
+/**
+ * Checks a command before it runs. Hardline commands are refused without asking, whatever the
+ * settings. Dangerous ones run only when their pattern key is in `command_allowlist` or the
+ * user allows them through `ports.approveCommand` (fail closed: no port, an error or anything
+ * but `true` is a deny). A cancel while the question is open refuses. Never throws.
+ */
+export async function guardCommand(
+  command: string,
+  ctx: ToolContext,
+  detect: DangerDetector = detectDangerousCommand,
+): Promise<GuardVerdict> {
+  let match: ReturnType<DangerDetector>;
+  try {
+    match = detect(command);
+  } catch {
+    // A detector failure must not let a command through unchecked.
+    return {
+      action: "refuse",
+      reason: "denied",
+      patternKey: "detector_error",
+      message: "This command could not be checked for safety, so it was not run. Rephrase it more simply.",
+    };
+  }
+  if (!match) return { action: "run" };
+  const { patternKey, description } = match;
+  if (match.kind === "hardline") {
+    return { action: "refuse", reason: "hardline", patternKey, message: `blocked: ${description}; this command is never run` };
+  }
+  if (commandAllowlist(ctx.config).includes(patternKey)) {
+    return { action: "run", approval: { patternKey, description, via: "allowlist" } };
+  }
+  const answer = await raceAbort(askPort(ctx.ports.approveCommand, { callId: ctx.callId, command, patternKey, description }), ctx.signal);
+  if (answer === "aborted") {
+    return { action: "refuse", reason: "cancelled", patternKey, message: "The command was not run: the turn was cancelled while waiting for approval." };
+  }
+  if (answer) return { action: "run", approval: { patternKey, description, via: "user" } };
+  return {
+    action: "refuse",
+    reason: "denied",
+    patternKey,
+    message:
+      `The user denied this command (${description}). It was not run. Do not retry it, and do not try to ` +
+      "achieve the same effect another way; continue without it or ask the user how to proceed.",
+  };
+}
+
+/** Pattern keys the user allowed permanently (`command_allowlist` in config.yaml); bad entries are ignored. */
+export function commandAllowlist(config: HermesConfig): string[] {
+  const value = (config as { command_allowlist?: unknown }).command_allowlist;
+  return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === "string") : [];
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | "aborted"> {
+  if (signal.aborted) return Promise.resolve("aborted");
+  return new Promise((resolve) => {
+    const onAbort = (): void => resolve("aborted");
+    signal.addEventListener("abort", onAbort, { once: true });
+    void promise.then((value) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(value);
+    });
+  });
+}

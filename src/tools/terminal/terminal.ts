@@ -1,0 +1,213 @@
+import { statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import { processRegistry } from "../process/registry.js";
+import { defineTool, type AnyTool, type ToolContext, type ToolResult } from "../types.js";
+import { explainExitCode } from "./exit-codes.js";
+import { guardCommand, type DangerDetector, type GuardVerdict } from "./guard.js";
+import { runForeground } from "./run.js";
+import { shellState, wrapperArgs } from "./shell-state.js";
+
+/** Longest command accepted (it travels as one argv string, which Linux caps at 128 KiB). */
+export const MAX_COMMAND_CHARS = 100_000;
+
+/** What the editor gets for every terminal call. */
+export interface TerminalDetails {
+  command: string;
+  /** Directory the command ran in (absolute). */
+  cwd: string;
+  /** Exit code; -1 when it never ran; 124 on timeout; 130 when cancelled. */
+  exitCode: number;
+  /** Output as the model sees it (ANSI stripped, truncated). */
+  output: string;
+  timedOut?: boolean;
+  interrupted?: boolean;
+  /** Set for `background: true`. */
+  background?: { id: string; pid: number };
+  /** Set when the guard refused the command. */
+  refused?: { reason: "hardline" | "denied" | "cancelled"; patternKey: string };
+  /** Set when a dangerous command ran after approval. */
+  approval?: { patternKey: string; description: string; via: "user" | "allowlist" };
+}
+
+const terminalParams = z.object({
+  command: z.string().min(1).describe("The command to run in bash"),
+  timeout: z.coerce
+    .number()
+    .positive()
+    .optional()
+    .describe("Seconds to wait before the command is killed (default 180, max 600; use background for longer)"),
+  background: z
+    .boolean()
+    .optional()
+    .describe("Run in the background and return a process id at once; follow it with the process tool"),
+  workdir: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Directory to run this one command in (absolute, or relative to the shell's current directory)"),
+});
+
+export type TerminalArgs = z.infer<typeof terminalParams>;
+
+const DESCRIPTION = [
+  "Run a shell command with bash on the user's machine, in the project directory.",
+  "The shell's working directory and exported variables persist between calls (cd, export, activating a venv once is enough).",
+  "stdout and stderr are merged; output over 50,000 characters keeps the beginning and the end.",
+  'Result is JSON: "output", "exit_code", and "exit_code_meaning" for common non-zero codes (grep 1 = no matches).',
+  "Commands are killed after `timeout` seconds (default 180, max 600). For servers, watchers and other long-running",
+  "commands use background=true (never `&` or nohup), then the process tool to poll, read the log, wait or kill.",
+  "stdin is not available; pass non-interactive flags (-y, --yes, CI=1). Pipe pagers to cat (git --no-pager).",
+  "Prefer the dedicated tools: read_file over cat/head/tail, search_files over grep/find/ls, patch over sed, write_file over echo/heredoc.",
+  "Dangerous commands need the user's approval; some are never run.",
+].join(" ");
+
+/** Builds the tool; `detect` replaces the dangerous-command detector in tests. */
+export function createTerminalTool(options: { detect?: DangerDetector } = {}): AnyTool {
+  return defineTool({
+    name: "terminal",
+    description: DESCRIPTION,
+    kind: "execute",
+    mutating: true,
+    params: terminalParams,
+    describe: (args) => ({ title: `terminal: ${args.command}`, locations: [] }),
+    execute: (args, ctx) => executeTerminal(args, ctx, options.detect),
+  });
+}
+
+export const terminalTool = createTerminalTool();
+
+/**
+ * Runs one terminal call. Never throws: refusals, bad workdirs, timeouts, cancellation and spawn
+ * failures are results with `isError`; a non-zero exit code is a plain result (the code says it).
+ */
+export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, detect?: DangerDetector): Promise<ToolResult> {
+  const { command } = args;
+  const shell = shellState(ctx.state);
+  const start = shell.startCwd(ctx.cwd);
+  const base = { command, cwd: start.cwd };
+
+  if (command.length > MAX_COMMAND_CHARS) {
+    return failure(base, `Command too long (${command.length} chars, max ${MAX_COMMAND_CHARS}). Write a script with write_file and run it.`);
+  }
+  const verdict = await guardCommand(command, ctx, detect);
+  if (verdict.action === "refuse") {
+    const status = verdict.reason === "hardline" ? "blocked" : verdict.reason;
+    return failure(base, verdict.message, { status }, { refused: { reason: verdict.reason, patternKey: verdict.patternKey } });
+  }
+  const approval = verdict.approval;
+  if (ctx.signal.aborted) {
+    const body = { output: "", exit_code: 130, error: "Command not run: the turn was cancelled." };
+    return { content: JSON.stringify(body), details: { ...base, exitCode: 130, output: "", interrupted: true }, isError: true };
+  }
+
+  let cwd = start.cwd;
+  if (args.workdir !== undefined) {
+    const resolved = resolveWorkdir(args.workdir, start.cwd);
+    if (!isDirectory(resolved)) return failure({ command, cwd: resolved }, `workdir does not exist or is not a directory: ${resolved}`);
+    cwd = resolved;
+  }
+  const env = { ...process.env, HERMES_SESSION_ID: ctx.sessionId };
+
+  if (args.background) return startBackground(command, cwd, env, ctx, approval);
+
+  const requested = args.timeout ?? ctx.config.terminal.timeout;
+  const timeoutSeconds = Math.min(requested, ctx.config.terminal.max_timeout);
+  const files = shell.prepareCall();
+  const outcome = await runForeground(
+    { file: "bash", args: wrapperArgs(files, ctx.sessionId, command), cwd, env },
+    { timeoutMs: timeoutSeconds * 1000, signal: ctx.signal, outputCap: ctx.config.terminal.output_cap },
+  );
+  if (!outcome.timedOut && !outcome.interrupted && !outcome.spawnError) {
+    shell.adopt(files, { keepCwd: args.workdir !== undefined });
+  } else {
+    shell.discard(files);
+  }
+
+  const notes = [start.note, outcome.strayProcessesStopped ? STRAY_NOTE : undefined].filter(Boolean);
+  const output = [tidy(outcome.output), ...notes].filter(Boolean).join("\n");
+  const details: TerminalDetails = { command, cwd, exitCode: outcome.exitCode, output, ...(approval ? { approval } : {}) };
+  const extra: Record<string, unknown> = {};
+  if (requested > timeoutSeconds) extra.note = `timeout capped at ${timeoutSeconds}s; use background=true for longer commands`;
+  if (approval) extra.approval = approvalNote(approval);
+
+  if (outcome.spawnError) return failure({ command, cwd }, `Failed to execute command: ${outcome.spawnError}`);
+  if (outcome.interrupted) {
+    const body = { output, exit_code: 130, error: "Command interrupted: the turn was cancelled and its process group was killed." };
+    return { content: JSON.stringify(body), details: { ...details, exitCode: 130, interrupted: true }, isError: true };
+  }
+  if (outcome.timedOut) {
+    const error = `Command timed out after ${timeoutSeconds}s and its process group was killed. Use background=true for long-running commands.`;
+    const body = { output, exit_code: 124, error, ...extra };
+    return { content: JSON.stringify(body), details: { ...details, exitCode: 124, timedOut: true }, isError: true };
+  }
+  const meaning = explainExitCode(command, outcome.exitCode);
+  const body = { output, exit_code: outcome.exitCode, ...(meaning ? { exit_code_meaning: meaning } : {}), ...extra };
+  return { content: JSON.stringify(body), details };
+}
+
+const STRAY_NOTE = "[processes the command left running in the background were stopped; use background=true for long-running processes]";
+
+function startBackground(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  ctx: ToolContext,
+  approval: Extract<GuardVerdict, { action: "run" }>["approval"],
+): ToolResult {
+  const files = shellState(ctx.state).backgroundFiles();
+  const started = processRegistry(ctx.state).start({ file: "bash", args: wrapperArgs(files, ctx.sessionId, command), cwd, env }, command);
+  if ("error" in started) return failure({ command, cwd }, `Could not start background process: ${started.error}`);
+  const body = {
+    output: "Background process started",
+    session_id: started.id,
+    pid: started.pid,
+    status: "running",
+    hint: `Follow it with process(action="poll" | "log" | "wait" | "kill", session_id="${started.id}").`,
+    ...(approval ? { approval: approvalNote(approval) } : {}),
+  };
+  const details: TerminalDetails = {
+    command,
+    cwd,
+    exitCode: 0,
+    output: "",
+    background: { id: started.id, pid: started.pid },
+    ...(approval ? { approval } : {}),
+  };
+  return { content: JSON.stringify(body), details };
+}
+
+function failure(
+  base: { command: string; cwd: string },
+  error: string,
+  extra: Record<string, unknown> = {},
+  extraDetails: Partial<TerminalDetails> = {},
+): ToolResult {
+  const details: TerminalDetails = { ...base, exitCode: -1, output: "", ...extraDetails };
+  return { content: JSON.stringify({ output: "", exit_code: -1, error, ...extra }), details, isError: true };
+}
+
+function approvalNote(approval: NonNullable<TerminalDetails["approval"]>): string {
+  const by = approval.via === "user" ? "approved by the user" : "allowed by command_allowlist";
+  return `dangerous command (${approval.description}) ${by}`;
+}
+
+/** Drops leading blank lines and trailing whitespace. */
+function tidy(output: string): string {
+  return output.replace(/^(?:[ \t]*\n)+/, "").trimEnd();
+}
+
+function resolveWorkdir(workdir: string, cwd: string): string {
+  if (workdir === "~") return os.homedir();
+  if (workdir.startsWith("~/")) return path.join(os.homedir(), workdir.slice(2));
+  return path.resolve(cwd, workdir);
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
