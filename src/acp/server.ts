@@ -18,6 +18,6 @@ export async function serveAcp(runtime: Runtime, input: NodeJS.ReadableStream, o
   const connection = app.connect(stream);
   log.info("ACP server ready on stdio");
   await connection.closed;
-  sessions.cancelAll();
+  await sessions.closeAll();
   log.info("ACP connection closed");
 }

@@ -68,8 +68,11 @@ export class SessionManager {
     return this.sessions.get(sessionId);
   }
 
-  /** Cancels every running turn (connection closing). */
-  cancelAll(): void {
-    for (const live of this.sessions.values()) live.cancel();
+  /** Cancels every running turn and releases every session's tools (connection closing). Never throws. */
+  async closeAll(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    for (const live of all) live.cancel();
+    await Promise.allSettled(all.map((live) => live.session.dispose()));
   }
 }

@@ -4,6 +4,7 @@ import { startFakeLlm, type FakeLlm } from "../../test/support/fake-llm.js";
 import { toolContext } from "../../test/support/tool-context.js";
 import { createOpenAiChatProvider } from "../llm/openai-chat.js";
 import type { ChatMessage } from "../llm/types.js";
+import { registerSecret } from "../config/redact.js";
 import { newId } from "../shared/ids.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { defineTool } from "../tools/types.js";
@@ -286,5 +287,25 @@ describe("runTurn", () => {
     await runTurn(input);
     expect(ran).toBe(false);
     expect(events.find((event) => event.type === "tool_end")).toMatchObject({ callId: "p1", isError: true, content: "Blocked in Plan mode" });
+  });
+
+  it("masks secrets the agent holds in tool output, for the model and the editor", async () => {
+    registerSecret("sk-or-v1-0123456789abcdefDEADBEEF");
+    const leaky = defineTool({
+      name: "leak",
+      description: "prints the environment",
+      kind: "execute",
+      mutating: true,
+      params: z.object({}),
+      describe: () => ({ title: "leak", locations: [] }),
+      execute: async () => ({ content: "KEY=sk-or-v1-0123456789abcdefDEADBEEF", details: { output: "sk-or-v1-0123456789abcdefDEADBEEF" } }),
+    });
+    llm.push({ tool_calls: [{ id: "l1", name: "leak", arguments: {} }] }, { text: "ok" });
+    const { input, events, history } = turn({ tools: new ToolRegistry([leaky]) });
+    await runTurn(input);
+    const end = events.find((event) => event.type === "tool_end");
+    expect(JSON.stringify(end)).not.toContain("DEADBEEF");
+    expect(JSON.stringify(history)).not.toContain("DEADBEEF");
+    expect(JSON.stringify(llm.requests)).not.toContain("DEADBEEF");
   });
 });

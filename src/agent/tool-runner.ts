@@ -1,7 +1,18 @@
+import { redactRegisteredSecrets } from "../config/redact.js";
 import type { ToolCall } from "../llm/types.js";
 import { describeCall, parseToolArgs, type ToolRegistry } from "../tools/registry.js";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/types.js";
 import type { EmitAgentEvent } from "./events.js";
+
+/** Tool output never carries the secrets the agent holds (to the model or the editor). */
+function redactResult(result: ToolResult): ToolResult {
+  const details = result.details;
+  const redactedDetails =
+    details && typeof details === "object" && typeof (details as { output?: unknown }).output === "string"
+      ? { ...details, output: redactRegisteredSecrets((details as { output: string }).output) }
+      : details;
+  return { ...result, content: redactRegisteredSecrets(result.content), details: redactedDetails };
+}
 
 /** Arguments as the editor should see them: parsed JSON, or `{ raw }` when unparseable. */
 function displayArgs(rawArguments: string): unknown {
@@ -41,7 +52,7 @@ export async function runToolCall(
     kind: tool?.kind ?? "other",
     locations: description.locations,
   });
-  const result = await execute();
+  const result = redactResult(await execute());
   emit({
     type: "tool_end",
     callId: call.id,

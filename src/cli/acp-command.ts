@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { Runtime } from "../runtime/runtime.js";
+import { killAllProcesses } from "../tools/process/process-group.js";
 import { log } from "../shared/logger.js";
 import { VERSION } from "../shared/version.js";
 import { bootstrap } from "./bootstrap.js";
@@ -29,6 +30,8 @@ export async function runAcpCommand(argv: string[]): Promise<number> {
   }
 
   const paths = bootstrap({ logFile: true });
+  // Background processes die with the server, however it exits.
+  process.once("exit", killAllProcesses);
   const runtime = new Runtime({ home: paths.home });
   const { serveAcp } = await import("../acp/server.js");
   const stop = (signal: string): void => {

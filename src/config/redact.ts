@@ -84,20 +84,26 @@ export function clearRegisteredSecrets(): void {
 }
 
 /**
+ * Masks only the registered secret values (the keys the agent actually holds). Used on tool
+ * output, where pattern-based masking would garble files the model must read and edit.
+ */
+export function redactRegisteredSecrets(text: string): string {
+  if (!text || registered.size === 0) return text;
+  registeredRe ??= new RegExp(
+    [...registered].sort((a, b) => b.length - a.length).map(escapeRegExp).join("|"),
+    "g",
+  );
+  return text.replace(registeredRe, (match) => maskSecret(match));
+}
+
+/**
  * Returns `text` with registered secret values, vendor API keys, Bearer tokens, secret-named
  * assignments (`X_API_KEY=…`, `"api_key": "…"`) and secret URL parameters masked. Never throws;
  * text without secrets is returned unchanged.
  */
 export function redactSecrets(text: string): string {
   if (!text) return text;
-  let out = text;
-  if (registered.size > 0) {
-    registeredRe ??= new RegExp(
-      [...registered].sort((a, b) => b.length - a.length).map(escapeRegExp).join("|"),
-      "g",
-    );
-    out = out.replace(registeredRe, (match) => maskSecret(match));
-  }
+  let out = redactRegisteredSecrets(text);
   out = out.replace(TOKEN_RE, (_match, prefix: string) => prefix + MASK);
   out = out.replace(BEARER_RE, (_match, head: string) => head + MASK);
   out = out.replace(

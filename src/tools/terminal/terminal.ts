@@ -8,6 +8,7 @@ import { explainExitCode } from "./exit-codes.js";
 import { guardCommand, type DangerDetector, type GuardVerdict } from "./guard.js";
 import { runForeground } from "./run.js";
 import { shellState, wrapperArgs } from "./shell-state.js";
+import { childEnv } from "./child-env.js";
 
 /** Longest command accepted (it travels as one argv string, which Linux caps at 128 KiB). */
 export const MAX_COMMAND_CHARS = 100_000;
@@ -108,7 +109,7 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
     if (!isDirectory(resolved)) return failure({ command, cwd: resolved }, `workdir does not exist or is not a directory: ${resolved}`);
     cwd = resolved;
   }
-  const env = { ...process.env, HERMES_SESSION_ID: ctx.sessionId };
+  const env = childEnv(ctx.sessionId);
 
   if (args.background) return startBackground(command, cwd, env, ctx, approval);
 
