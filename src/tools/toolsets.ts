@@ -1,4 +1,10 @@
+import { patchTool } from "./patch/patch.js";
+import { processTool } from "./process/process.js";
 import { readFileTool } from "./read-file/read-file.js";
+import { searchFilesTool } from "./search-files/search-files.js";
+import { terminalTool } from "./terminal/terminal.js";
+import { todoTool } from "./todo/todo.js";
+import { writeFileTool } from "./write-file/write-file.js";
 import type { AnyTool } from "./types.js";
 
 /**
@@ -7,5 +13,5 @@ import type { AnyTool } from "./types.js";
  * on each call; the tool objects themselves are shared and stateless.
  */
 export function hermesAcpTools(): AnyTool[] {
-  return [readFileTool];
+  return [terminalTool, processTool, readFileTool, writeFileTool, patchTool, searchFilesTool, todoTool];
 }

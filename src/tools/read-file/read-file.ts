@@ -5,6 +5,7 @@ import path from "node:path";
 import { z } from "zod";
 import { isAbortError, throwIfAborted } from "../../shared/abort.js";
 import { errorMessage } from "../../shared/errors.js";
+import { fileTracker, hashText, type FileStamp } from "../file-tracker/file-tracker.js";
 import { defineTool, type DescribeContext, type ToolContext, type ToolDescription, type ToolResult } from "../types.js";
 import {
   BINARY_SAMPLE_BYTES,
@@ -25,7 +26,14 @@ export const READ_FILE_MAX_LINE_CHARS = 2000;
 /** Files larger than this are streamed line by line instead of read whole. */
 export const READ_FILE_STREAM_THRESHOLD = 10 * 1024 * 1024;
 
-/** What the editor gets for a successful read; errors carry `{ path, error }` instead. */
+/** What the model gets instead of the content when it re-reads a range that has not changed. */
+export const UNCHANGED_MESSAGE =
+  "File unchanged since last read. The content from the earlier read_file result in this conversation is still current — refer to that instead of re-reading.";
+
+/**
+ * What the editor gets for a successful read; errors carry `{ path, error }` instead, and the
+ * "unchanged" stub carries `{ path, offset, limit, unchanged: true }`.
+ */
 export interface ReadFileDetails {
   /** Absolute path that was read. */
   path: string;
@@ -91,6 +99,10 @@ function describeRead(args: ReadFileArgs, ctx: DescribeContext): ToolDescription
  * exists (unsaved buffers), else from disk; device, directory and binary checks always run on disk
  * first when the file exists there. Every user error is an `isError` result with JSON content
  * `{"error": …}`; only cancellation (an AbortError, before or during the read) is thrown.
+ * Successful reads are recorded in the session's file tracker; re-reading the same range
+ * (offset and effective limit) of a provably unchanged file returns the short "unchanged" stub
+ * (`{"status":"unchanged","message":…,"dedup":true}`) instead of the content. A write through
+ * write_file or patch, or `resetReadDedup`, makes the next read return full content again.
  */
 export const readFileTool = defineTool({
   name: "read_file",
@@ -125,6 +137,8 @@ async function readFileExecute(args: ReadFileArgs, ctx: ToolContext): Promise<To
 
   let window: LineWindow;
   let fileSize: number;
+  /** The whole text, when it was read whole (not streamed); hashed for the file tracker. */
+  let wholeText: string | undefined;
   try {
     const readTextFile = ctx.ports.readTextFile;
     if (readTextFile) {
@@ -136,6 +150,7 @@ async function readFileExecute(args: ReadFileArgs, ctx: ToolContext): Promise<To
         throw error;
       }
       throwIfAborted(ctx.signal);
+      wholeText = text;
       fileSize = Buffer.byteLength(text, "utf8");
       if (!stats && text.slice(0, BINARY_SAMPLE_BYTES).includes("\0")) {
         return failure(absolute, binaryMessage("binary data", fileSize));
@@ -145,17 +160,30 @@ async function readFileExecute(args: ReadFileArgs, ctx: ToolContext): Promise<To
       return notFound(absolute);
     } else {
       fileSize = stats.size;
+      if (stats.size <= READ_FILE_STREAM_THRESHOLD) {
+        wholeText = await readFile(absolute, { encoding: "utf8", signal: ctx.signal });
+      }
       const chunks =
-        stats.size > READ_FILE_STREAM_THRESHOLD
-          ? createReadStream(absolute, { encoding: "utf8", signal: ctx.signal })
-          : [await readFile(absolute, { encoding: "utf8", signal: ctx.signal })];
+        wholeText !== undefined ? [wholeText] : createReadStream(absolute, { encoding: "utf8", signal: ctx.signal });
       window = await collectLines(chunks, offset, limit, READ_FILE_MAX_LINE_CHARS, ctx.signal);
     }
   } catch (error) {
     if (isAbortError(error) || ctx.signal.aborted) throw error;
     return failure(absolute, `Cannot read ${absolute}: ${errorMessage(error)}`);
   }
-  return formatWindow(absolute, offset, limit, fileSize, window);
+  const stamp: FileStamp = {
+    mtimeMs: stats?.mtimeMs,
+    size: stats?.size,
+    hash: wholeText === undefined ? undefined : hashText(wholeText),
+  };
+  const tracker = fileTracker(ctx.state);
+  if (tracker.isUnchangedRead(absolute, offset, limit, stamp)) {
+    const stub = { status: "unchanged", message: UNCHANGED_MESSAGE, dedup: true };
+    return { content: JSON.stringify(stub), details: { path: absolute, offset, limit, unchanged: true } };
+  }
+  const result = formatWindow(absolute, offset, limit, fileSize, window);
+  if (!result.isError) tracker.recordRead(absolute, offset, limit, stamp);
+  return result;
 }
 
 /** Why a file that exists on disk must not be read as text, or undefined when it may. */
