@@ -10,10 +10,10 @@ export const readFileRenderer: ToolRenderer = {
   complete(event) {
     if (event.isError) return { content: [textContent(`Read failed: ${errorText(event.content)}`)] };
     const details = event.details;
-    if (!isRecord(details) || typeof details.content !== "string") return { content: [textContent(event.content)] };
-    if (details.content === "" && isRecord(details) && details.unchanged) {
+    if (isRecord(details) && details.unchanged === true) {
       return { content: [textContent(`Unchanged since the last read of ${String(details.path)}`)] };
     }
+    if (!isRecord(details) || typeof details.content !== "string") return { content: [textContent(event.content)] };
     let header = `Read ${String(details.path)}`;
     const offset = typeof details.offset === "number" ? details.offset : 1;
     if (offset > 1) header += ` (from line ${offset}, limit ${String(details.limit)})`;
