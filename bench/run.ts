@@ -17,6 +17,7 @@ import { failed, formatTable, formatValue, measured, notBuilt, type Budget, type
 import { measureSessionNew } from "./session.js";
 import { median, summarize } from "./stats.js";
 import { measureStartup } from "./startup.js";
+import { measureSessionSearch, measureStoreLoad } from "./store.js";
 import { measureStreaming } from "./streaming.js";
 
 const STREAM_CHUNKS = 20_000;
@@ -107,6 +108,30 @@ async function rssRows(): Promise<Row[]> {
   return [measured("peak-rss", "peak RSS after 1 session + 1 prompt", peakKb / 1024, "MB", detail, BUDGETS.peakRss)];
 }
 
+async function storeLoadRows(runs: number): Promise<Row[]> {
+  const result = measureStoreLoad(runs);
+  const s = summarize(result.samples);
+  const detail =
+    `store part of session/load only (ACP replay not included; the whole load's budget is ${BUDGETS.sessionLoad.limit} ms); ` +
+    `median of ${s.count} fresh opens + loadMessages; min ${ms(s.min)}, max ${ms(s.max)}; ` +
+    `on an open store ${ms(median(result.warmSamples))}; first in process (loads the driver) ${ms(result.firstMs)}; ` +
+    `${result.messages.toLocaleString("en-US")} messages, ${result.fileMb.toFixed(1)} MB file`;
+  return [measured("store-load", "store load of 10,000 messages (replay not included yet)", s.median, "ms", detail)];
+}
+
+async function sessionSearchRows(runs: number, progress: (what: string) => void): Promise<Row[]> {
+  const result = measureSessionSearch(Math.max(3, Math.ceil(runs / 3)), progress);
+  const times = result.timings.map((timing) => timing.ms);
+  const s = summarize(times);
+  const corpus =
+    `${result.messages.toLocaleString("en-US")} messages in ${result.sessions.toLocaleString("en-US")} sessions, ` +
+    `${result.fileMb.toFixed(0)} MB` +
+    (result.generated ? `, generated in ${(result.generationMs / 1000).toFixed(0)} s` : ", cached in .bench/");
+  const perQuery = result.timings.map((t) => `${ms(t.ms).padStart(9)}  ${t.strategy.padEnd(9)} ${t.hits} hits  ${t.label}`).join("\n");
+  const detail = `median over ${s.count} queries; min ${ms(s.min)}, max ${ms(s.max)}; ${corpus}; open ${ms(result.openMs)}\n${perQuery}`;
+  return [measured("session-search", "session_search over 1,000,000 messages", s.median, "ms", detail, BUDGETS.sessionSearch)];
+}
+
 async function streamingRows(runs: number): Promise<Row[]> {
   const results = await measureStreaming(STREAM_CHUNKS, Math.ceil(runs / 3));
   const rate = median(results.map((result) => result.perSecond));
@@ -137,7 +162,12 @@ async function main(): Promise<number> {
   progress("peak RSS");
   await section(rows, [["peak-rss", "peak RSS after 1 session + 1 prompt", "MB", BUDGETS.peakRss]], rssRows);
   rows.push(notBuilt("session-load", "session/load of 10,000 messages", "ms", BUDGETS.sessionLoad));
-  rows.push(notBuilt("session-search", "session_search over 1,000,000 messages", "ms", BUDGETS.sessionSearch));
+  progress("store load");
+  await section(rows, [["store-load", "store load of 10,000 messages (replay not included yet)", "ms"]], () => storeLoadRows(options.runs));
+  progress("session_search (the first run generates a 1,000,000-message corpus in .bench/, a few minutes)");
+  await section(rows, [["session-search", "session_search over 1,000,000 messages", "ms", BUDGETS.sessionSearch]], () =>
+    sessionSearchRows(options.runs, progress),
+  );
   progress("streaming");
   await section(rows, [["streaming", "streamed chunks relayed", "chunks/s", BUDGETS.streaming]], () => streamingRows(options.runs));
 

@@ -1,0 +1,135 @@
+/**
+ * Conversion between `StoredMessage` (OpenAI chat shape) and `messages` rows, and between the
+ * database's epoch seconds and the API's epoch milliseconds.
+ *
+ * Row layout: `content` always holds searchable text (for a user message with image parts, the
+ * text parts joined by newlines) and `content_parts` the parts' JSON when the content was a list.
+ * `tool_calls` is JSON; `tool_name` is a tool message's `name`.
+ */
+import { HermesError } from "../shared/errors.js";
+import type { MessageRow, StoredContentPart, StoredMessage, StoredToolCall } from "./types.js";
+
+export interface MessageColumns {
+  role: string;
+  content: string | null;
+  content_parts: string | null;
+  tool_call_id: string | null;
+  tool_calls: string | null;
+  tool_name: string | null;
+  finish_reason: string | null;
+  reasoning: string | null;
+}
+
+export interface MessageRecordRow extends MessageColumns {
+  id: number;
+  session_id: string;
+  timestamp: number;
+}
+
+/** Column list matching `MessageRecordRow`, for SELECTs. */
+export const MESSAGE_COLUMNS = "id, session_id, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, finish_reason, reasoning";
+
+export const toSeconds = (ms: number): number => ms / 1000;
+export const toMillis = (seconds: number): number => Math.round(seconds * 1000);
+
+/** Row values for `message`. Throws HermesError("invalid_params") for a role it does not know. */
+export function encodeMessage(message: StoredMessage): MessageColumns {
+  const row: MessageColumns = {
+    role: message.role,
+    content: null,
+    content_parts: null,
+    tool_call_id: null,
+    tool_calls: null,
+    tool_name: null,
+    finish_reason: null,
+    reasoning: null,
+  };
+  switch (message.role) {
+    case "system":
+      row.content = message.content;
+      return row;
+    case "user":
+      if (typeof message.content === "string") {
+        row.content = message.content;
+      } else {
+        row.content = textOfParts(message.content);
+        row.content_parts = JSON.stringify(message.content);
+      }
+      return row;
+    case "assistant":
+      row.content = message.content;
+      if (message.tool_calls && message.tool_calls.length > 0) row.tool_calls = JSON.stringify(message.tool_calls);
+      row.reasoning = message.reasoning ?? null;
+      row.finish_reason = message.finish_reason ?? null;
+      return row;
+    case "tool":
+      row.content = message.content;
+      row.tool_call_id = message.tool_call_id;
+      row.tool_name = message.name ?? null;
+      return row;
+    default:
+      throw new HermesError("invalid_params", `cannot store a message with role ${JSON.stringify((message as { role?: unknown }).role)}`);
+  }
+}
+
+/** The message a row holds; the inverse of `encodeMessage` (optional fields absent when null). */
+export function decodeMessage(row: MessageColumns): StoredMessage {
+  switch (row.role) {
+    case "system":
+      return { role: "system", content: row.content ?? "" };
+    case "user":
+      return { role: "user", content: row.content_parts ? parseJson<StoredContentPart[]>(row.content_parts, []) : (row.content ?? "") };
+    case "assistant": {
+      const message: Extract<StoredMessage, { role: "assistant" }> = { role: "assistant", content: row.content };
+      if (row.tool_calls) message.tool_calls = parseJson<StoredToolCall[]>(row.tool_calls, []);
+      if (row.reasoning !== null) message.reasoning = row.reasoning;
+      if (row.finish_reason !== null) message.finish_reason = row.finish_reason;
+      return message;
+    }
+    case "tool": {
+      const message: Extract<StoredMessage, { role: "tool" }> = { role: "tool", tool_call_id: row.tool_call_id ?? "", content: row.content ?? "" };
+      if (row.tool_name !== null) message.name = row.tool_name;
+      return message;
+    }
+    default:
+      // a row written by something else: keep its text rather than lose it
+      return { role: "user", content: row.content ?? "" };
+  }
+}
+
+export function decodeRow(row: MessageRecordRow): MessageRow {
+  return { id: row.id, sessionId: row.session_id, timestamp: toMillis(row.timestamp), message: decodeMessage(row) };
+}
+
+/** Number of tool calls a message makes (counted into `sessions.tool_call_count`). */
+export function toolCallsIn(message: StoredMessage): number {
+  return message.role === "assistant" ? (message.tool_calls?.length ?? 0) : 0;
+}
+
+/** A message's text for previews and search context: content, else its tool calls' names. */
+export function messageText(message: StoredMessage): string {
+  if (message.role === "user") return typeof message.content === "string" ? message.content : textOfParts(message.content);
+  if (message.role === "assistant" && !message.content && message.tool_calls?.length) {
+    return message.tool_calls.map((call) => `[${call.function.name}(${call.function.arguments})]`).join(" ");
+  }
+  return message.content ?? "";
+}
+
+function textOfParts(parts: StoredContentPart[]): string {
+  return parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+}
+
+function parseJson<T>(text: string, fallback: T): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+/** `model_config` JSON, or `{}` when absent or unreadable. */
+export function parseObject(text: string | null): Record<string, unknown> {
+  if (!text) return {};
+  const value = parseJson<unknown>(text, {});
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}

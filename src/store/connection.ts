@@ -1,0 +1,40 @@
+/**
+ * An open state.db with a cache of prepared statements. Every store module works through one of
+ * these; statements are prepared once per connection and reused (the fast path for appends).
+ */
+import type { Database, Statement } from "./sqlite.js";
+
+export class Connection {
+  private readonly statements = new Map<string, Statement<unknown>>();
+
+  constructor(
+    readonly db: Database,
+    /** The database file, for error messages. */
+    readonly path: string,
+  ) {}
+
+  /** The prepared statement for `sql`, prepared on first use. Throws SQLite errors (bad SQL). */
+  stmt<Row = Record<string, unknown>>(sql: string): Statement<Row> {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare<unknown>(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement as Statement<Row>;
+  }
+
+  /**
+   * Runs `body` in a write transaction: `BEGIN IMMEDIATE`, so the write lock is taken up front and
+   * a busy database is waited for (busy timeout) instead of failing on the read→write upgrade;
+   * a savepoint when already inside a transaction. Commits when `body` returns, rolls back and
+   * rethrows when it throws.
+   */
+  write<T>(body: () => T): T {
+    return this.db.transaction(body).immediate();
+  }
+
+  close(): void {
+    this.statements.clear();
+    if (this.db.open) this.db.close();
+  }
+}

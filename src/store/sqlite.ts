@@ -1,0 +1,72 @@
+/**
+ * The slice of `better-sqlite3` 12.x the store uses, and its lazy loader.
+ *
+ * `@types/better-sqlite3` is not installed, so the types here are a minimal local declaration of
+ * the driver's API as documented (https://github.com/WiseLibs/better-sqlite3/blob/master/docs/api.md);
+ * they describe the object `require("better-sqlite3")` returns and nothing more. The native module is
+ * loaded on the first call of `loadSqlite()`, never at import time, so start-up does not pay for it.
+ */
+import { createRequire } from "node:module";
+
+export type SqlValue = string | number | bigint | Buffer | null;
+
+export interface RunResult {
+  changes: number;
+  lastInsertRowid: number | bigint;
+}
+
+export interface Statement<Row = Record<string, unknown>> {
+  run(...params: unknown[]): RunResult;
+  get(...params: unknown[]): Row | undefined;
+  all(...params: unknown[]): Row[];
+  iterate(...params: unknown[]): IterableIterator<Row>;
+  /** Switches the statement to answer the first column's value instead of row objects. */
+  pluck<Value = unknown>(toggle?: boolean): Statement<Value>;
+  raw(toggle?: boolean): Statement<unknown[]>;
+}
+
+/** A transaction wrapper: calling it runs `BEGIN`; `.immediate` runs `BEGIN IMMEDIATE`. */
+export interface Transaction<F extends (...args: never[]) => unknown> {
+  (...args: Parameters<F>): ReturnType<F>;
+  deferred(...args: Parameters<F>): ReturnType<F>;
+  immediate(...args: Parameters<F>): ReturnType<F>;
+  exclusive(...args: Parameters<F>): ReturnType<F>;
+}
+
+export interface Database {
+  readonly name: string;
+  readonly open: boolean;
+  readonly inTransaction: boolean;
+  prepare<Row = Record<string, unknown>>(sql: string): Statement<Row>;
+  exec(sql: string): Database;
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+  transaction<F extends (...args: never[]) => unknown>(fn: F): Transaction<F>;
+  close(): Database;
+}
+
+export interface DatabaseOptions {
+  readonly?: boolean;
+  fileMustExist?: boolean;
+  timeout?: number;
+}
+
+export type DatabaseConstructor = new (filename: string, options?: DatabaseOptions) => Database;
+
+/** The error class `better-sqlite3` throws; `code` is the SQLite extended result code name. */
+export interface SqliteErrorLike extends Error {
+  code: string;
+}
+
+let driver: DatabaseConstructor | undefined;
+
+/** The `better-sqlite3` constructor, loaded on first call. Throws if the native module is missing. */
+export function loadSqlite(): DatabaseConstructor {
+  driver ??= createRequire(import.meta.url)("better-sqlite3") as DatabaseConstructor;
+  return driver;
+}
+
+/** True when `error` came from SQLite (it carries a `SQLITE_*` code). */
+export function isSqliteError(error: unknown): error is SqliteErrorLike {
+  const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  return typeof code === "string" && code.startsWith("SQLITE_");
+}

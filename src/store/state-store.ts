@@ -1,0 +1,173 @@
+/**
+ * `StateStore`: the one object the rest of the program uses for state.db.
+ *
+ * Constructing one costs nothing: the native driver is loaded and the file opened (created,
+ * migrated) on the first method call. Calls are synchronous and run on the caller's thread; each
+ * write is one transaction, so concurrent processes sharing the file never see half a write and
+ * lose nothing (they wait up to the busy timeout for each other).
+ *
+ * Errors: every method throws only HermesError — `internal` (with the file's path) when the
+ * database cannot be opened or fails, `invalid_params` for bad input, `session_not_found` where
+ * stated. A failed open is not cached: the next call tries again.
+ */
+import { HermesError } from "../shared/errors.js";
+import { messagesAround, readSession, recentSessions, type RecentSession, type SessionTranscript } from "./browse.js";
+import { Connection } from "./connection.js";
+import { appendMessages, loadMessageRows, sessionMeta } from "./messages.js";
+import { describeSqliteFailure, openStateDb, type OpenStateDbOptions } from "./open.js";
+import { searchMessages, type SearchOptions, type SearchResult } from "./search.js";
+import * as sessions from "./sessions.js";
+import type {
+  ListSessionsOptions,
+  MessageRow,
+  NewSession,
+  SessionMeta,
+  SessionPage,
+  SessionRecord,
+  StoredMessage,
+  UsageDelta,
+} from "./types.js";
+
+export interface StateStoreOptions extends OpenStateDbOptions {
+  /** The clock for session and message times (ms); tests pin it. */
+  now?: () => number;
+}
+
+export class StateStore {
+  readonly path: string;
+  private connection: Connection | undefined;
+  private readonly options: StateStoreOptions;
+  private readonly now: () => number;
+
+  constructor(path: string, options: StateStoreOptions = {}) {
+    this.path = path;
+    this.options = options;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** True once the database has been opened (for tests of laziness). */
+  get isOpen(): boolean {
+    return this.connection !== undefined;
+  }
+
+  /** Closes the database; a later call opens it again. Never throws. */
+  close(): void {
+    const connection = this.connection;
+    this.connection = undefined;
+    try {
+      connection?.close();
+    } catch {
+      // closing is best-effort; SQLite rolls back anything unfinished
+    }
+  }
+
+  /**
+   * What a new session will be written with. Writes nothing: the row appears with the session's
+   * first message (`appendMessage`), so a session that is never prompted leaves no trace.
+   * Throws HermesError("invalid_params") for a missing id, cwd, model or provider.
+   */
+  createSession(input: NewSession): SessionMeta {
+    return sessionMeta(input);
+  }
+
+  /**
+   * Appends one message to the session (creating its row from `meta` on the first message) and
+   * updates its counters and last activity, in one transaction. Answers the message's id.
+   */
+  appendMessage(meta: SessionMeta, message: StoredMessage): number {
+    return this.run(() => appendMessages(this.conn(), meta, [message], this.now())[0]!);
+  }
+
+  /** `appendMessage` for several messages in one transaction; answers their ids in order. */
+  appendMessages(meta: SessionMeta, messages: readonly StoredMessage[]): number[] {
+    return this.run(() => appendMessages(this.conn(), meta, messages, this.now()));
+  }
+
+  /** Adds token counts of one model call to the session's totals. False when not stored. */
+  updateUsage(id: string, usage: UsageDelta): boolean {
+    return this.run(() => sessions.addUsage(this.conn(), id, usage));
+  }
+
+  /** Sets (or clears, with null) the session's title. False when not stored. */
+  setTitle(id: string, title: string | null): boolean {
+    return this.run(() => sessions.setTitle(this.conn(), id, title));
+  }
+
+  /** Records a new model, provider or cwd for a stored session. False when not stored. */
+  updateSessionMeta(id: string, change: { model?: string; provider?: string; cwd?: string }): boolean {
+    return this.run(() => sessions.updateSessionMeta(this.conn(), id, change));
+  }
+
+  getSession(id: string): SessionRecord | undefined {
+    return this.run(() => sessions.getSession(this.conn(), id));
+  }
+
+  /** The session's messages in conversation order (one SELECT); empty when not stored. */
+  loadMessages(id: string): StoredMessage[] {
+    return this.loadMessageRows(id).map((row) => row.message);
+  }
+
+  /** `loadMessages` with each message's database id and time. */
+  loadMessageRows(id: string): MessageRow[] {
+    return this.run(() => loadMessageRows(this.conn(), id));
+  }
+
+  /** Sessions newest first in pages (default 50) with `nextCursor`; see sessions.listSessions. */
+  listSessions(options: ListSessionsOptions = {}): SessionPage {
+    return this.run(() => sessions.listSessions(this.conn(), options));
+  }
+
+  /** Deletes the session and its messages (and their search entries). False when not stored. */
+  deleteSession(id: string): boolean {
+    return this.run(() => sessions.deleteSession(this.conn(), id));
+  }
+
+  /**
+   * Deep-copies a stored session's history into a new session with `parent_session_id` set, in
+   * one transaction. Throws HermesError("session_not_found") for an unknown source and
+   * HermesError("invalid_params") when `newId` exists.
+   */
+  forkSession(sourceId: string, target: { newId: string; cwd: string }): SessionRecord {
+    return this.run(() => sessions.forkSession(this.conn(), sourceId, target, this.now()));
+  }
+
+  /** Marks the session ended with `reason` (history kept). False when not stored. */
+  endSession(id: string, reason: string): boolean {
+    return this.run(() => sessions.endSession(this.conn(), id, reason, this.now()));
+  }
+
+  /** Discovery for `session_search`: one hit per session, see search.ts. */
+  searchMessages(options: SearchOptions): SearchResult {
+    return this.run(() => searchMessages(this.conn(), options));
+  }
+
+  /** Scroll for `session_search`: `window` (1–20, default 5) messages each side of one. */
+  messagesAround(sessionId: string, messageId: number, window?: number): MessageRow[] {
+    return this.run(() => messagesAround(this.conn(), sessionId, messageId, window));
+  }
+
+  /** Read for `session_search`: whole, or first 20 + last 10 with a count of those skipped. */
+  readSession(sessionId: string): SessionTranscript | undefined {
+    return this.run(() => readSession(this.conn(), sessionId));
+  }
+
+  /** Browse for `session_search`: recent sessions with titles and first-message previews. */
+  recentSessions(options: { limit?: number; excludeSessionId?: string } = {}): RecentSession[] {
+    return this.run(() => recentSessions(this.conn(), options));
+  }
+
+  private conn(): Connection {
+    this.connection ??= new Connection(openStateDb(this.path, this.options), this.path);
+    return this.connection;
+  }
+
+  /** Runs a store operation, turning anything but a HermesError into HermesError("internal"). */
+  private run<T>(operation: () => T): T {
+    try {
+      return operation();
+    } catch (error) {
+      if (error instanceof HermesError) throw error;
+      throw new HermesError("internal", `state database ${this.path}: ${describeSqliteFailure(error)}`);
+    }
+  }
+}
