@@ -18,6 +18,8 @@ export interface MessageColumns {
   tool_name: string | null;
   finish_reason: string | null;
   reasoning: string | null;
+  /** JSON of what the tool reported for the editor (tool messages only). */
+  tool_details: string | null;
 }
 
 export interface MessageRecordRow extends MessageColumns {
@@ -27,7 +29,8 @@ export interface MessageRecordRow extends MessageColumns {
 }
 
 /** Column list matching `MessageRecordRow`, for SELECTs. */
-export const MESSAGE_COLUMNS = "id, session_id, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, finish_reason, reasoning";
+export const MESSAGE_COLUMNS =
+  "id, session_id, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, finish_reason, reasoning, tool_details";
 
 export const toSeconds = (ms: number): number => ms / 1000;
 export const toMillis = (seconds: number): number => Math.round(seconds * 1000);
@@ -43,6 +46,7 @@ export function encodeMessage(message: StoredMessage): MessageColumns {
     tool_name: null,
     finish_reason: null,
     reasoning: null,
+    tool_details: null,
   };
   switch (message.role) {
     case "system":
@@ -98,7 +102,9 @@ export function decodeMessage(row: MessageColumns): StoredMessage {
 }
 
 export function decodeRow(row: MessageRecordRow): MessageRow {
-  return { id: row.id, sessionId: row.session_id, timestamp: toMillis(row.timestamp), message: decodeMessage(row) };
+  const decoded: MessageRow = { id: row.id, sessionId: row.session_id, timestamp: toMillis(row.timestamp), message: decodeMessage(row) };
+  if (row.tool_details) decoded.toolDetails = parseJson<unknown>(row.tool_details, undefined);
+  return decoded;
 }
 
 /** Number of tool calls a message makes (counted into `sessions.tool_call_count`). */

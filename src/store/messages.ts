@@ -32,8 +32,8 @@ VALUES (@id, @source, @model, @model_config, @cwd, @system_prompt, (SELECT id FR
 ON CONFLICT(id) DO NOTHING`;
 
 const INSERT_MESSAGE = `
-INSERT INTO messages (session_id, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, finish_reason, reasoning)
-VALUES (@session_id, @role, @content, @content_parts, @tool_call_id, @tool_calls, @tool_name, @timestamp, @finish_reason, @reasoning)`;
+INSERT INTO messages (session_id, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, finish_reason, reasoning, tool_details)
+VALUES (@session_id, @role, @content, @content_parts, @tool_call_id, @tool_calls, @tool_name, @timestamp, @finish_reason, @reasoning, @tool_details)`;
 
 const BUMP_SESSION = `
 UPDATE sessions SET message_count = message_count + @messages, tool_call_count = tool_call_count + @tool_calls,
@@ -47,9 +47,20 @@ WHERE id = @id`;
  * Throws HermesError("invalid_params") for a message it cannot store (nothing is written then);
  * SQLite errors propagate.
  */
-export function appendMessages(conn: Connection, meta: SessionMeta, messages: readonly StoredMessage[], nowMs: number): number[] {
+export function appendMessages(
+  conn: Connection,
+  meta: SessionMeta,
+  messages: readonly StoredMessage[],
+  nowMs: number,
+  toolDetails: readonly unknown[] = [],
+): number[] {
   if (messages.length === 0) return [];
-  const rows = messages.map(encodeMessage);
+  const rows = messages.map((message, index) => {
+    const row = encodeMessage(message);
+    const details = toolDetails[index];
+    if (message.role === "tool" && details !== undefined) row.tool_details = safeJson(details);
+    return row;
+  });
   const now = toSeconds(nowMs);
   return conn.write(() => {
     conn.stmt(UPSERT_SESSION).run({
@@ -102,4 +113,13 @@ export function messageRowsAround(conn: Connection, sessionId: string, messageId
     .all(sessionId, messageId, after + 1);
   const anchored = later[0]?.id === messageId ? later : later.slice(0, after);
   return [...earlier, ...anchored].map(decodeRow);
+}
+
+/** JSON for stored details; values that cannot be serialised are dropped rather than failing the write. */
+function safeJson(value: unknown): string | null {
+  try {
+    return JSON.stringify(value) ?? null;
+  } catch {
+    return null;
+  }
 }

@@ -96,7 +96,14 @@ END;
 `;
 
 /** Every migration, in order. The last entry's version is the schema version this build writes. */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: "sessions, messages, FTS5 word and trigram indexes", sql: INITIAL_SCHEMA }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: "sessions, messages, FTS5 word and trigram indexes", sql: INITIAL_SCHEMA },
+  {
+    version: 2,
+    name: "tool result details (diffs, exit codes) so a replayed tool call looks as it did live",
+    sql: "ALTER TABLE messages ADD COLUMN tool_details TEXT;",
+  },
+];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 

@@ -247,3 +247,15 @@ describe("listSessions", () => {
     expect(store.listSessions().sessions).toHaveLength(2);
   });
 });
+
+describe("tool details", () => {
+  it("keeps what a tool reported for the editor beside its result, for replay", () => {
+    const m = meta("details");
+    store.appendMessage(m, user("edit it"));
+    store.appendMessage(m, toolCall("c1", "patch"));
+    store.appendMessage(m, { role: "tool", tool_call_id: "c1", name: "patch", content: "ok" }, { mode: "replace", files: [{ path: "/a", oldText: "x", newText: "y" }] });
+    const rows = store.loadMessageRows("details");
+    expect(rows[2]?.toolDetails).toEqual({ mode: "replace", files: [{ path: "/a", oldText: "x", newText: "y" }] });
+    expect(rows[0]?.toolDetails).toBeUndefined();
+  });
+});

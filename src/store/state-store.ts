@@ -74,8 +74,8 @@ export class StateStore {
    * Appends one message to the session (creating its row from `meta` on the first message) and
    * updates its counters and last activity, in one transaction. Answers the message's id.
    */
-  appendMessage(meta: SessionMeta, message: StoredMessage): number {
-    return this.run(() => appendMessages(this.conn(), meta, [message], this.now())[0]!);
+  appendMessage(meta: SessionMeta, message: StoredMessage, toolDetails?: unknown): number {
+    return this.run(() => appendMessages(this.conn(), meta, [message], this.now(), [toolDetails])[0]!);
   }
 
   /** `appendMessage` for several messages in one transaction; answers their ids in order. */

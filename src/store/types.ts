@@ -28,6 +28,8 @@ export interface MessageRow {
   sessionId: string;
   timestamp: number;
   message: StoredMessage;
+  /** For tool messages: what the tool reported for the editor, when it was stored. */
+  toolDetails?: unknown;
 }
 
 /**
