@@ -6,7 +6,8 @@ import { log } from "../shared/logger.js";
 import { authenticateMethod, TERMINAL_SETUP_METHOD_ID } from "./auth.js";
 import { AUTH_REQUIRED, toRequestError } from "./errors.js";
 import { initializeResponse } from "./initialize.js";
-import { configOptions, MODE_CONFIG_ID, modeState } from "./modes.js";
+import { configOptions, MODE_CONFIG_ID } from "./modes.js";
+import { handleClose, handleDelete, handleFork, handleList, handleLoad, handleResume, sessionState } from "./session-handlers.js";
 import { handlePrompt } from "./prompt-handler.js";
 import { SessionManager } from "./session-manager.js";
 
@@ -48,10 +49,15 @@ export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: Ses
         const session = await runtime.createSession(params.cwd);
         sessions.add(session, client);
         log.info(`session ${session.id} created in ${session.cwd} (${session.providerId}:${session.model})`);
-        const mode = session.approvals.mode;
-        return { sessionId: session.id, modes: modeState(mode), configOptions: configOptions(mode) };
+        return { sessionId: session.id, ...sessionState(session) };
       }),
     )
+    .onRequest(methods.agent.session.load, guarded("session/load", ({ params, client }) => handleLoad(runtime, sessions, client, params)))
+    .onRequest(methods.agent.session.resume, guarded("session/resume", ({ params, client }) => handleResume(runtime, sessions, client, params)))
+    .onRequest(methods.agent.session.fork, guarded("session/fork", ({ params, client }) => handleFork(runtime, sessions, client, params)))
+    .onRequest(methods.agent.session.list, guarded("session/list", ({ params }) => handleList(runtime, params)))
+    .onRequest(methods.agent.session.close, guarded("session/close", ({ params }) => handleClose(sessions, params.sessionId)))
+    .onRequest(methods.agent.session.delete, guarded("session/delete", ({ params }) => handleDelete(runtime, sessions, params.sessionId)))
     .onRequest(
       methods.agent.session.setMode,
       guarded("session/set_mode", ({ params }) => {

@@ -3,16 +3,17 @@ import { VERSION } from "../shared/version.js";
 import { buildAuthMethods } from "./auth.js";
 
 /**
- * The `initialize` answer. Capabilities advertise only what exists: text prompts, no session
- * loading, no MCP, no embedded context yet.
+ * The `initialize` answer. Capabilities advertise only what exists: text prompts; sessions that
+ * load (with replay), resume, fork, list, close and delete; no MCP or embedded context yet.
  */
 export function initializeResponse(configuredProvider: string | undefined): InitializeResponse {
   return {
     protocolVersion: PROTOCOL_VERSION,
     agentInfo: { name: "hermes-agent", title: "Hermes Agent", version: VERSION },
     agentCapabilities: {
-      loadSession: false,
+      loadSession: true,
       promptCapabilities: { image: false, audio: false, embeddedContext: false },
+      sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, fork: {} },
     },
     authMethods: buildAuthMethods(configuredProvider),
   };

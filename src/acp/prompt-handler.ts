@@ -34,6 +34,7 @@ export async function handlePrompt(
         },
       });
       for (const callId of open) live.updates.send(abandonedToolUpdate(callId));
+      if (result.title) live.updates.send({ sessionUpdate: "session_info_update", title: result.title, updatedAt: new Date().toISOString() });
       await live.updates.flushed();
       return { stopReason: result.stopReason, ...(result.usage ? { usage: toAcpUsage(result.usage) } : {}) };
     } finally {

@@ -68,6 +68,20 @@ export class SessionManager {
     return this.sessions.get(sessionId);
   }
 
+  /**
+   * Cancels the session's turn, releases its tools and forgets it (history stays in state.db;
+   * with `endReason` the session is also marked ended there). False when it was not live.
+   */
+  async close(sessionId: string, endReason?: string): Promise<boolean> {
+    const live = this.sessions.get(sessionId);
+    if (!live) return false;
+    this.sessions.delete(sessionId);
+    live.cancel();
+    await live.session.dispose();
+    if (endReason) live.session.end(endReason);
+    return true;
+  }
+
   /** Cancels every running turn and releases every session's tools (connection closing). Never throws. */
   async closeAll(): Promise<void> {
     const all = [...this.sessions.values()];

@@ -1,7 +1,7 @@
 import type { ChatMessage, Provider, TokenUsage, ToolCall } from "../llm/types.js";
 import { log } from "../shared/logger.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { ToolContext } from "../tools/types.js";
+import type { ToolContext, ToolResult } from "../tools/types.js";
 import type { EmitAgentEvent, StopReason } from "./events.js";
 import { callModel, type ModelCallResult } from "./model-call.js";
 import { runToolCall, type ToolGate } from "./tool-runner.js";
@@ -23,11 +23,21 @@ export interface TurnInput {
   toolContext: Omit<ToolContext, "signal" | "callId">;
   signal: AbortSignal;
   emit: EmitAgentEvent;
-  /** Called after each message lands in history (for persistence). Must not throw. */
-  onAppend?: (message: ChatMessage) => void;
+  /**
+   * Called after each message lands in history (for persistence), with the tool's outcome
+   * (what it reported for the editor, and whether it failed) when the message is a tool result.
+   * Must not throw.
+   */
+  onAppend?: (message: ChatMessage, toolOutcome?: ToolOutcome) => void;
   newMessageId: () => string;
   /** Refuses tools the session's mode does not allow (plan mode). */
   toolGate?: ToolGate;
+}
+
+/** What a tool result carried besides its text, kept so a replay can show it as it was live. */
+export interface ToolOutcome {
+  details?: unknown;
+  isError: boolean;
 }
 
 export interface TurnResult {
@@ -46,9 +56,9 @@ const CANCELLED_TOOL_RESULT = "Tool call cancelled by the user before it ran.";
 export async function runTurn(input: TurnInput): Promise<TurnResult> {
   const { history, signal, emit } = input;
   let usage: TokenUsage | undefined;
-  const append = (message: ChatMessage): void => {
+  const append = (message: ChatMessage, toolOutcome?: ToolOutcome): void => {
     history.push(message);
-    input.onAppend?.(message);
+    input.onAppend?.(message, toolOutcome);
   };
   const finish = (stopReason: StopReason): TurnResult => {
     emit({ type: "turn_end", stopReason, ...(usage ? { usage } : {}) });
@@ -117,16 +127,22 @@ function assistantMessage(call: ModelCallResult, toolCalls: ToolCall[], finishRe
  * unknown) call runs alone, in order. Results are appended in call order. After a cancel the
  * remaining calls get a "cancelled" result without running.
  */
-async function runToolCalls(calls: ToolCall[], input: TurnInput, append: (message: ChatMessage) => void): Promise<void> {
+async function runToolCalls(
+  calls: ToolCall[],
+  input: TurnInput,
+  append: (message: ChatMessage, toolOutcome?: ToolOutcome) => void,
+): Promise<void> {
   const ctx = { ...input.toolContext, signal: input.signal };
-  const run = (call: ToolCall): Promise<string> =>
+  const run = (call: ToolCall): Promise<ToolResult> =>
     input.signal.aborted
-      ? Promise.resolve(CANCELLED_TOOL_RESULT)
-      : runToolCall(call, input.tools, ctx, input.emit, input.toolGate).then((result) => result.content);
+      ? Promise.resolve({ content: CANCELLED_TOOL_RESULT, isError: true })
+      : runToolCall(call, input.tools, ctx, input.emit, input.toolGate);
   for (const batch of batches(calls, input.tools)) {
-    const contents = await Promise.all(batch.map(run));
+    const results = await Promise.all(batch.map(run));
     batch.forEach((call, index) => {
-      append({ role: "tool", tool_call_id: call.id, name: call.function.name, content: contents[index] ?? CANCELLED_TOOL_RESULT });
+      const result = results[index] ?? { content: CANCELLED_TOOL_RESULT, isError: true };
+      const outcome: ToolOutcome = { isError: result.isError === true, ...(result.details !== undefined ? { details: result.details } : {}) };
+      append({ role: "tool", tool_call_id: call.id, name: call.function.name, content: result.content }, outcome);
     });
   }
 }

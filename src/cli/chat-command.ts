@@ -21,7 +21,7 @@ export async function runChatCommand(argv: string[]): Promise<number> {
   const runtime = new Runtime({ home: paths.home });
   let session;
   try {
-    session = await runtime.createSession(process.cwd());
+    session = await runtime.createSession(process.cwd(), { source: "cli" });
   } catch (error) {
     process.stderr.write(`${errorMessage(error)}\n`);
     return 1;

@@ -1,0 +1,111 @@
+import type {
+  AgentContext,
+  ForkSessionRequest,
+  ForkSessionResponse,
+  ListSessionsRequest,
+  ListSessionsResponse,
+  LoadSessionRequest,
+  LoadSessionResponse,
+  ResumeSessionRequest,
+} from "@agentclientprotocol/sdk/unstable";
+import type { Runtime } from "../runtime/runtime.js";
+import type { AgentSession } from "../runtime/session.js";
+import { HermesError } from "../shared/errors.js";
+import { log } from "../shared/logger.js";
+import { configOptions, modeState } from "./modes.js";
+import { replayUpdates } from "./replay.js";
+import type { LiveSession, SessionManager } from "./session-manager.js";
+
+/** What new / load / resume / fork answer besides the id: the session's modes and config options. */
+export function sessionState(session: AgentSession): Pick<LoadSessionResponse, "modes" | "configOptions"> {
+  const mode = session.approvals.mode;
+  return { modes: modeState(mode), configOptions: configOptions(mode) };
+}
+
+function notFound(sessionId: string): HermesError {
+  return new HermesError("session_not_found", `Session not found: ${sessionId}`, { sessionId });
+}
+
+/**
+ * The live session for `sessionId` in `cwd`: the one in memory when it is there (and either in
+ * the same cwd or busy), else restored from state.db. Unknown → HermesError `session_not_found`.
+ */
+async function liveSession(runtime: Runtime, sessions: SessionManager, client: AgentContext, sessionId: string, cwd: string): Promise<LiveSession> {
+  const existing = sessions.find(sessionId);
+  if (existing && (existing.session.cwd === cwd || existing.isRunning)) return existing;
+  const restored = await runtime.restoreSession(sessionId, cwd);
+  if (!restored) {
+    if (existing) return existing;
+    throw notFound(sessionId);
+  }
+  if (existing) await sessions.close(sessionId);
+  return sessions.add(restored, client);
+}
+
+/**
+ * `session/load`: restore, then replay the whole conversation as updates before answering. A
+ * replay failure is logged and the load still succeeds.
+ */
+export async function handleLoad(runtime: Runtime, sessions: SessionManager, client: AgentContext, params: LoadSessionRequest): Promise<LoadSessionResponse> {
+  const live = await liveSession(runtime, sessions, client, params.sessionId, params.cwd);
+  try {
+    const stored = runtime.transcript(live.session.id);
+    const entries = stored.length ? stored : live.session.history.map((message) => ({ message }));
+    for (const update of replayUpdates(entries, live.session.tools, live.session.cwd)) live.updates.send(update);
+    await live.updates.flushed();
+  } catch (error) {
+    log.error(`history replay for session/load of ${params.sessionId} failed; the load still succeeds`, error);
+  }
+  return sessionState(live.session);
+}
+
+/** `session/resume`: restore without replay. */
+export async function handleResume(runtime: Runtime, sessions: SessionManager, client: AgentContext, params: ResumeSessionRequest): Promise<LoadSessionResponse> {
+  const live = await liveSession(runtime, sessions, client, params.sessionId, params.cwd);
+  return sessionState(live.session);
+}
+
+/** `session/fork`: a new session with a deep copy of the history, in the new cwd, parent set. */
+export async function handleFork(runtime: Runtime, sessions: SessionManager, client: AgentContext, params: ForkSessionRequest): Promise<ForkSessionResponse> {
+  let forked = await runtime.forkSession(params.sessionId, params.cwd);
+  if (!forked) {
+    // A session that was opened but never prompted has nothing stored: its fork starts empty.
+    if (!sessions.find(params.sessionId)) throw notFound(params.sessionId);
+    forked = await runtime.createSession(params.cwd);
+  }
+  sessions.add(forked, client);
+  return { sessionId: forked.id, ...sessionState(forked) };
+}
+
+/** `session/list`: stored ACP sessions, newest first, one page; an unknown cursor gives an empty page. */
+export function handleList(runtime: Runtime, params: ListSessionsRequest): ListSessionsResponse {
+  const page = runtime.store.listSessions({
+    source: "acp",
+    limit: runtime.loadConfig().sessions.page_size,
+    ...(params.cwd ? { cwd: params.cwd } : {}),
+    ...(params.cursor ? { cursor: params.cursor } : {}),
+  });
+  return {
+    sessions: page.sessions.map((session) => ({
+      sessionId: session.id,
+      cwd: session.cwd ?? "",
+      title: session.title,
+      updatedAt: new Date(session.lastActiveAt).toISOString(),
+    })),
+    nextCursor: page.nextCursor ?? null,
+  };
+}
+
+/** `session/close`: cancels a running turn, frees memory and processes, keeps the history. */
+export async function handleClose(sessions: SessionManager, sessionId: string): Promise<Record<string, never>> {
+  if (!(await sessions.close(sessionId, "closed"))) throw notFound(sessionId);
+  return {};
+}
+
+/** `session/delete`: closes the session and removes it and its messages from state.db. */
+export async function handleDelete(runtime: Runtime, sessions: SessionManager, sessionId: string): Promise<Record<string, never>> {
+  const wasLive = await sessions.close(sessionId);
+  const deleted = runtime.store.deleteSession(sessionId);
+  if (!deleted && !wasLive) throw notFound(sessionId);
+  return {};
+}

@@ -1,0 +1,48 @@
+import type { ToolOutcome } from "../agent/loop.js";
+import type { ChatMessage } from "../llm/types.js";
+import { errorMessage } from "../shared/errors.js";
+import { log } from "../shared/logger.js";
+import type { StateStore } from "../store/state-store.js";
+import type { SessionMeta } from "../store/types.js";
+
+/**
+ * Writes one session to state.db as its turn goes: each message as it lands, then title and
+ * usage. A failing store never fails the turn: the error is logged (once until it recovers) and
+ * the conversation goes on in memory.
+ */
+export class SessionRecorder {
+  private failing = false;
+
+  constructor(
+    private readonly store: StateStore,
+    readonly meta: SessionMeta,
+  ) {}
+
+  /** Writes a message; a tool result's outcome is stored beside it for replay. */
+  append(message: ChatMessage, toolOutcome?: ToolOutcome): void {
+    this.guard("save a message", () => this.store.appendMessage(this.meta, message, toolOutcome));
+  }
+
+  setTitle(title: string): void {
+    this.guard("save the title", () => this.store.setTitle(this.meta.id, title));
+  }
+
+  addUsage(usage: { input: number; output: number; reasoning: number }): void {
+    this.guard("save token usage", () => this.store.updateUsage(this.meta.id, usage));
+  }
+
+  end(reason: string): void {
+    this.guard("end the session", () => this.store.endSession(this.meta.id, reason));
+  }
+
+  private guard(what: string, write: () => unknown): void {
+    try {
+      write();
+      if (this.failing) log.info(`state.db writes for session ${this.meta.id} work again`);
+      this.failing = false;
+    } catch (error) {
+      if (!this.failing) log.error(`could not ${what} for session ${this.meta.id}; it continues in memory: ${errorMessage(error)}`);
+      this.failing = true;
+    }
+  }
+}
