@@ -37,7 +37,7 @@ await build({
   platform: "node",
   format: "cjs",
   target: "node20",
-  minify: true,
+  minify: process.env.HERMES_BUILD_MINIFY !== "0",
   sourcemap: "linked",
   legalComments: "none",
   external: ["better-sqlite3"],

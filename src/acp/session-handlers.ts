@@ -8,7 +8,7 @@ import type {
   LoadSessionResponse,
   ResumeSessionRequest,
 } from "@agentclientprotocol/sdk/unstable";
-import type { Runtime } from "../runtime/runtime.js";
+import type { Runtime, TranscriptEntry } from "../runtime/runtime.js";
 import type { AgentSession } from "../runtime/session.js";
 import { HermesError } from "../shared/errors.js";
 import { log } from "../shared/logger.js";
@@ -28,18 +28,25 @@ function notFound(sessionId: string): HermesError {
 
 /**
  * The live session for `sessionId` in `cwd`: the one in memory when it is there (and either in
- * the same cwd or busy), else restored from state.db. Unknown → HermesError `session_not_found`.
+ * the same cwd or busy), else restored from state.db, with the stored transcript when it was
+ * read. Unknown → HermesError `session_not_found`.
  */
-async function liveSession(runtime: Runtime, sessions: SessionManager, client: AgentContext, sessionId: string, cwd: string): Promise<LiveSession> {
+async function liveSession(
+  runtime: Runtime,
+  sessions: SessionManager,
+  client: AgentContext,
+  sessionId: string,
+  cwd: string,
+): Promise<{ live: LiveSession; transcript?: TranscriptEntry[] }> {
   const existing = sessions.find(sessionId);
-  if (existing && (existing.session.cwd === cwd || existing.isRunning)) return existing;
-  const restored = await runtime.restoreSession(sessionId, cwd);
+  if (existing && (existing.session.cwd === cwd || existing.isRunning)) return { live: existing };
+  const restored = await runtime.restoreWithTranscript(sessionId, cwd);
   if (!restored) {
-    if (existing) return existing;
+    if (existing) return { live: existing };
     throw notFound(sessionId);
   }
   if (existing) await sessions.close(sessionId);
-  return sessions.add(restored, client);
+  return { live: sessions.add(restored.session, client), transcript: restored.transcript };
 }
 
 /**
@@ -47,9 +54,9 @@ async function liveSession(runtime: Runtime, sessions: SessionManager, client: A
  * replay failure is logged and the load still succeeds.
  */
 export async function handleLoad(runtime: Runtime, sessions: SessionManager, client: AgentContext, params: LoadSessionRequest): Promise<LoadSessionResponse> {
-  const live = await liveSession(runtime, sessions, client, params.sessionId, params.cwd);
+  const { live, transcript } = await liveSession(runtime, sessions, client, params.sessionId, params.cwd);
   try {
-    const stored = runtime.transcript(live.session.id);
+    const stored = transcript ?? runtime.transcript(live.session.id);
     const entries = stored.length ? stored : live.session.history.map((message) => ({ message }));
     for (const update of replayUpdates(entries, live.session.tools, live.session.cwd)) live.updates.send(update);
     await live.updates.flushed();
@@ -61,7 +68,7 @@ export async function handleLoad(runtime: Runtime, sessions: SessionManager, cli
 
 /** `session/resume`: restore without replay. */
 export async function handleResume(runtime: Runtime, sessions: SessionManager, client: AgentContext, params: ResumeSessionRequest): Promise<LoadSessionResponse> {
-  const live = await liveSession(runtime, sessions, client, params.sessionId, params.cwd);
+  const { live } = await liveSession(runtime, sessions, client, params.sessionId, params.cwd);
   return sessionState(live.session);
 }
 

@@ -4,6 +4,7 @@ import { genericRenderer } from "./render/generic.js";
 import { processRenderer } from "./render/process.js";
 import { readFileRenderer } from "./render/read-file.js";
 import { searchFilesRenderer } from "./render/search-files.js";
+import { sessionSearchRenderer } from "./render/session-search.js";
 import { terminalRenderer } from "./render/terminal.js";
 import { textContent, truncate } from "./render/text.js";
 import { todoRenderer } from "./render/todo.js";
@@ -23,6 +24,7 @@ const RENDERERS: Record<string, ToolRenderer> = {
   terminal: terminalRenderer,
   process: processRenderer,
   todo: todoRenderer,
+  session_search: sessionSearchRenderer,
 };
 
 function rendererFor(name: string): ToolRenderer {

@@ -7,9 +7,13 @@ Usage:
   hermes acp [--version | --check | --setup]   run the ACP server on stdio (what editors launch)
   hermes-acp [--version | --check | --setup]   same as \`hermes acp\`
   hermes chat -q "prompt"                      run one prompt in the terminal
+  hermes sessions list [--cwd DIR] [--json]    stored sessions, most recent first
+  hermes sessions search "query" [--json]      search past sessions
+  hermes sessions export ID [--json]           a session as Markdown (or JSON)
+  hermes sessions delete ID                    delete a stored session
   hermes --version
 
-Files live in $HERMES_HOME (default ~/.hermes): config.yaml, .env, logs/.
+Files live in $HERMES_HOME (default ~/.hermes): config.yaml, .env, state.db, logs/.
 `;
 
 /**
@@ -27,6 +31,10 @@ export async function main(argv: string[], binName: string): Promise<number> {
     case "chat": {
       const { runChatCommand } = await import("./chat-command.js");
       return runChatCommand(args);
+    }
+    case "sessions": {
+      const { runSessionsCommand } = await import("./sessions-command.js");
+      return runSessionsCommand(args);
     }
     case "--version":
     case "-V":

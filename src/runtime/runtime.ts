@@ -14,6 +14,7 @@ import type { ToolOutcome } from "../agent/loop.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { StateStore } from "../store/state-store.js";
 import { SessionRecorder } from "./recorder.js";
+import { createSessionSearchPort } from "./session-search-port.js";
 import { AgentSession } from "./session.js";
 
 export interface TranscriptEntry {
@@ -100,9 +101,15 @@ export class Runtime {
    * no such session is stored. Throws like `createSession` for config and provider problems.
    */
   async restoreSession(id: string, cwd?: string): Promise<AgentSession | undefined> {
+    return (await this.restoreWithTranscript(id, cwd))?.session;
+  }
+
+  /** `restoreSession`, also answering the stored transcript (read once) for a replay. */
+  async restoreWithTranscript(id: string, cwd?: string): Promise<{ session: AgentSession; transcript: TranscriptEntry[] } | undefined> {
     if (cwd !== undefined) requireAbsolute(cwd);
     const record = this.store.getSession(id);
     if (!record) return undefined;
+    const transcript = this.transcript(id);
     const config = this.loadConfig();
     const resolved = this.resolve(config);
     const sessionCwd = cwd ?? record.cwd ?? process.cwd();
@@ -118,17 +125,18 @@ export class Runtime {
             startedAt: new Date(record.startedAt),
             platform: process.platform,
           });
-    return this.assemble({
+    const session = await this.assemble({
       id,
       cwd: sessionCwd,
       config,
       resolved,
       systemPrompt,
       source: record.source,
-      history: this.store.loadMessages(id) as ChatMessage[],
+      history: transcript.map((entry) => entry.message),
       title: record.title,
       parentSessionId: record.parentSessionId,
     });
+    return { session, transcript };
   }
 
   /** A copy of a stored session under a new id, in `cwd`, with `parent_session_id` set. */
@@ -187,6 +195,7 @@ export class Runtime {
       systemPrompt: input.systemPrompt,
       hermesHome: this.paths.home,
       recorder: new SessionRecorder(this.store, meta),
+      ports: { sessionSearch: createSessionSearchPort(this.store, input.id) },
       ...(input.history ? { history: input.history } : {}),
       ...(input.title !== undefined ? { title: input.title } : {}),
       approvalSettings: {

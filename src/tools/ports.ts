@@ -32,6 +32,108 @@ export interface EditApprovalRequest {
   edits: FileEdit[];
 }
 
+/** A message role as stored (the OpenAI chat roles). */
+export type SessionSearchRole = "system" | "user" | "assistant" | "tool";
+
+/** One stored message as `session_search` shows it. Times are epoch milliseconds. */
+export interface SessionSearchMessage {
+  /** Database id; ascending ids are conversation order, and any id can anchor a scroll. */
+  id: number;
+  role: SessionSearchRole;
+  /** The message's text; null for an assistant message that only calls tools. */
+  content: string | null;
+  timestamp: number;
+  /** Tool messages: the tool that produced the result. */
+  toolName?: string;
+  /** Tool messages: the call they answer. */
+  toolCallId?: string;
+  /** Assistant messages: the tools called, arguments as the model wrote them. */
+  toolCalls?: Array<{ id: string; name: string; arguments: string }>;
+}
+
+/** A stored session as `session_search` lists it. */
+export interface SessionSearchSession {
+  id: string;
+  title: string | null;
+  /** The session's first user message on one line, cut to about 120 characters ("" when none). */
+  preview: string;
+  /** Which front end wrote it: `acp`, `cli`… */
+  source: string;
+  cwd: string | null;
+  model: string | null;
+  startedAt: number;
+  lastActiveAt: number;
+  messageCount: number;
+}
+
+/** A message beside a search match, cut short (about 300 characters). */
+export interface SessionSearchContextMessage {
+  id: number;
+  role: SessionSearchRole;
+  /** The message's text, or its tool calls as `[name(args)]` for a call-only assistant message. */
+  text: string;
+  toolName?: string;
+  /** True for the matching message itself. */
+  isMatch: boolean;
+}
+
+/** The best match of one session. */
+export interface SessionSearchHit {
+  session: SessionSearchSession;
+  /** The matching message: anchor for a scroll. */
+  messageId: number;
+  role: SessionSearchRole;
+  /** When the matching message was written. */
+  timestamp: number;
+  /** The matching text, each match between `>>>` and `<<<`. */
+  snippet: string;
+  /** A few messages each side of the match and the match, in order. */
+  context: SessionSearchContextMessage[];
+}
+
+export interface SessionSearchQuery {
+  /** Full-text query (FTS5 syntax allowed; anything else is quoted, never an error). */
+  query: string;
+  /** Sessions wanted, 1–10. */
+  limit: number;
+  /** Roles searched; default user and assistant. */
+  roleFilter?: SessionSearchRole[];
+  /** `relevance` (best first, default) or `recent` (newest match first). */
+  sort?: "relevance" | "recent";
+}
+
+/** A session for reading: whole, or its first and last messages with a count of those skipped. */
+export interface SessionSearchTranscript {
+  session: SessionSearchSession;
+  messages: SessionSearchMessage[];
+  /** Messages the session holds. */
+  total: number;
+  /** Messages left out between head and tail (0 when complete). */
+  skipped: number;
+  /** When messages were skipped: the id of the last message before the gap. */
+  gapAfterId?: number;
+}
+
+/**
+ * Stored sessions, as `session_search` needs them. Implemented by the runtime over state.db, bound
+ * to the session that owns the turn: `search` and `recent` never return that session (its live
+ * messages are already in context); `around` and `read` reach any stored session. Methods reject
+ * only when the database fails; the tool turns that into an `isError` result.
+ */
+export interface SessionSearchPort {
+  /** One hit per session, best first (or newest match first), at most `limit`. */
+  search(query: SessionSearchQuery): Promise<SessionSearchHit[]>;
+  /**
+   * Up to `window` (1–20) messages each side of `messageId`, and the message itself, in order.
+   * Undefined when the session is not stored; `messages` empty when it does not hold that message.
+   */
+  around(sessionId: string, messageId: number, window: number): Promise<{ session: SessionSearchSession; messages: SessionSearchMessage[] } | undefined>;
+  /** The session for reading; undefined when not stored. */
+  read(sessionId: string): Promise<SessionSearchTranscript | undefined>;
+  /** The most recently active sessions, newest first, at most `limit`. */
+  recent(limit: number): Promise<SessionSearchSession[]>;
+}
+
 export interface ToolPorts {
   /** Reads a text file. The runtime may route this through the editor's buffers. */
   readTextFile?: (path: string) => Promise<string>;
@@ -41,6 +143,8 @@ export interface ToolPorts {
   approveCommand?: (request: CommandApprovalRequest) => Promise<boolean>;
   /** True only when the edit may be written (user approval or the session's edit mode). */
   approveEdit?: (request: EditApprovalRequest) => Promise<boolean>;
+  /** Past sessions for `session_search`; without it the tool reports search as unavailable. */
+  sessionSearch?: SessionSearchPort;
 }
 
 export const noPorts: ToolPorts = {};

@@ -214,4 +214,24 @@ describe("sessions that survive", () => {
     expect(store.loadMessages(sb)).toHaveLength(10);
     store.close();
   });
+
+  it("finds with session_search a word said three sessions ago", async () => {
+    const a = await startAgent();
+    const topics = ["the flamingo migration plan", "lunch options nearby", "renaming the build script"];
+    const ids: string[] = [];
+    for (const topic of topics) {
+      const id = await newSession(a);
+      ids.push(id);
+      llm.push({ text: `Noted: ${topic}.` });
+      await prompt(a, id, `Let us talk about ${topic}`);
+    }
+    const current = await newSession(a);
+    llm.push({ tool_calls: [{ id: "q1", name: "session_search", arguments: { query: "flamingo" } }] }, { text: "Found it." });
+    await prompt(a, current, "What did we say about flamingos?");
+    const result = llm.requests.at(-1)?.body.messages.find((m: { role: string }) => m.role === "tool");
+    expect(result.content).toContain(ids[0]);
+    expect(result.content).not.toContain(ids[1]);
+    const view = updatesFor(a, current).find((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "q1");
+    expect(view).toMatchObject({ title: "session search: flamingo" });
+  });
 });

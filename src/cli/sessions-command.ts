@@ -1,0 +1,170 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { errorMessage } from "../shared/errors.js";
+import { StateStore } from "../store/state-store.js";
+import type { SessionSummary } from "../store/types.js";
+import { bootstrap } from "./bootstrap.js";
+import { formatLocalTime, sessionJson, sessionMarkdown } from "./session-export.js";
+
+export const SESSIONS_USAGE = `Usage:
+  hermes sessions list [--cwd DIR] [--limit N] [--json]   stored sessions, most recent first (50 by default)
+  hermes sessions search "query" [--limit N] [--json]     full-text search, one result per session (10 at most)
+  hermes sessions export ID [--json]                      a session as a Markdown transcript (or JSON)
+  hermes sessions delete ID                               delete a session and its messages
+`;
+
+const DEFAULT_LIST_LIMIT = 50;
+const MAX_SEARCH_LIMIT = 10;
+
+/** Thrown for bad command lines: printed with the usage, exit 2. */
+class UsageError extends Error {}
+
+/**
+ * `hermes sessions …` over `$HERMES_HOME/state.db`. Results go to stdout, errors to stderr.
+ * Exit 0 on success, 1 when a session does not exist or the database fails, 2 for a bad command
+ * line. Never creates state.db: without one there are simply no sessions.
+ */
+export async function runSessionsCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === "--help" || sub === "-h" || sub === "help") {
+    (sub === undefined ? process.stderr : process.stdout).write(SESSIONS_USAGE);
+    return sub === undefined ? 2 : 0;
+  }
+  const paths = bootstrap({ logFile: false });
+  const store = existsSync(paths.stateDb) ? new StateStore(paths.stateDb) : undefined;
+  try {
+    switch (sub) {
+      case "list":
+        return list(store, rest);
+      case "search":
+        return search(store, rest);
+      case "export":
+        return exportSession(store, rest);
+      case "delete":
+        return deleteSession(store, rest);
+      default:
+        throw new UsageError(`unknown sessions command '${sub}'`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      process.stderr.write(`hermes sessions: ${errorMessage(error)}\n\n${SESSIONS_USAGE}`);
+      return 2;
+    }
+    process.stderr.write(`hermes sessions: ${errorMessage(error)}\n`);
+    return 1;
+  } finally {
+    store?.close();
+  }
+}
+
+function list(store: StateStore | undefined, argv: string[]): number {
+  const { values } = parseArgs({ args: argv, options: { cwd: { type: "string" }, limit: { type: "string" }, json: { type: "boolean" } }, strict: true });
+  const limit = positiveInt(values.limit, "--limit") ?? DEFAULT_LIST_LIMIT;
+  const cwd = values.cwd === undefined ? undefined : resolve(values.cwd);
+  const sessions: SessionSummary[] = [];
+  let more = false;
+  if (store) {
+    let cursor: string | undefined;
+    do {
+      const page = store.listSessions({ limit: Math.min(1000, limit - sessions.length), ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}) });
+      sessions.push(...page.sessions);
+      cursor = page.nextCursor;
+    } while (cursor && sessions.length < limit);
+    more = cursor !== undefined;
+  }
+  if (values.json) {
+    write(JSON.stringify({ sessions: sessions.map(summaryJson), more }, null, 2));
+    return 0;
+  }
+  if (sessions.length === 0) {
+    write(cwd ? `No sessions in ${cwd}.` : "No sessions.");
+    return 0;
+  }
+  const width = Math.max(...sessions.map((session) => session.id.length));
+  for (const session of sessions) {
+    const count = `${session.messageCount} msg${session.messageCount === 1 ? "" : "s"}`.padStart(9);
+    write(`${session.id.padEnd(width)}  ${formatLocalTime(session.lastActiveAt)}  ${count}  ${session.title?.trim() || "(untitled)"}${session.cwd ? `  [${session.cwd}]` : ""}`);
+  }
+  if (more) write(`… more sessions; raise --limit (now ${limit}) to see them.`);
+  return 0;
+}
+
+function search(store: StateStore | undefined, argv: string[]): number {
+  const { values, positionals } = parseArgs({ args: argv, options: { limit: { type: "string" }, json: { type: "boolean" } }, allowPositionals: true, strict: true });
+  const query = positionals.join(" ").trim();
+  if (!query) throw new UsageError("search needs a query");
+  const limit = Math.min(MAX_SEARCH_LIMIT, positiveInt(values.limit, "--limit") ?? MAX_SEARCH_LIMIT);
+  const hits = store ? store.searchMessages({ query, limit }).hits : [];
+  if (values.json) {
+    const shaped = hits.map((hit) => ({ ...hit, when: iso(hit.when), startedAt: iso(hit.startedAt), timestamp: iso(hit.timestamp) }));
+    write(JSON.stringify({ query, hits: shaped }, null, 2));
+    return 0;
+  }
+  if (hits.length === 0) {
+    write(`No sessions match "${query}".`);
+    return 0;
+  }
+  const bold = process.stdout.isTTY ? (text: string): string => `\x1b[1m${text}\x1b[22m` : (text: string): string => `**${text}**`;
+  hits.forEach((hit, index) => {
+    if (index > 0) write("");
+    write(`${index + 1}. ${hit.title?.trim() || hit.preview || "(untitled)"}  (${hit.sessionId})`);
+    write(`   ${[formatLocalTime(hit.when), hit.source, hit.cwd].filter(Boolean).join(" · ")}`);
+    write(`   ${hit.snippet.replace(/\s+/g, " ").replace(/>>>(.*?)<<</g, (_, match: string) => bold(match))}`);
+  });
+  return 0;
+}
+
+function exportSession(store: StateStore | undefined, argv: string[]): number {
+  const { values, positionals } = parseArgs({ args: argv, options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
+  const id = singleId(positionals, "export");
+  const session = store?.getSession(id);
+  if (!store || !session) return noSuchSession(id);
+  const rows = store.loadMessageRows(id);
+  write(values.json ? JSON.stringify(sessionJson(session, rows), null, 2) : sessionMarkdown(session, rows).trimEnd());
+  return 0;
+}
+
+function deleteSession(store: StateStore | undefined, argv: string[]): number {
+  const { positionals } = parseArgs({ args: argv, options: {}, allowPositionals: true, strict: true });
+  const id = singleId(positionals, "delete");
+  const session = store?.getSession(id);
+  if (!store || !session || !store.deleteSession(id)) return noSuchSession(id);
+  const title = session.title?.trim() ? ` "${session.title.trim()}"` : "";
+  const count = `${session.messageCount} message${session.messageCount === 1 ? "" : "s"}`;
+  write(`Deleted session ${id}${title} (${count}${session.cwd ? `, ${session.cwd}` : ""}).`);
+  return 0;
+}
+
+function noSuchSession(id: string): number {
+  process.stderr.write(`hermes sessions: no session with id '${id}' (see \`hermes sessions list\`)\n`);
+  return 1;
+}
+
+function singleId(positionals: string[], command: string): string {
+  if (positionals.length !== 1 || !positionals[0]!.trim()) throw new UsageError(`${command} needs exactly one session id`);
+  return positionals[0]!.trim();
+}
+
+function positiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) throw new UsageError(`${flag} must be a whole number of at least 1, not '${value}'`);
+  return number;
+}
+
+function summaryJson(session: SessionSummary): Record<string, unknown> {
+  return { ...session, startedAt: iso(session.startedAt), lastActiveAt: iso(session.lastActiveAt) };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function isParseArgsError(error: unknown): boolean {
+  return typeof (error as { code?: unknown })?.code === "string" && (error as { code: string }).code.startsWith("ERR_PARSE_ARGS");
+}
+
+function write(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
