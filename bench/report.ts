@@ -34,9 +34,6 @@ export function measured(id: string, what: string, value: number, unit: Row["uni
   return { id, what, value, unit, ...(budget ? { budget } : {}), status, detail };
 }
 
-export function notBuilt(id: string, what: string, unit: Row["unit"], budget: Budget): Row {
-  return { id, what, unit, budget, status: "not built yet", detail: "" };
-}
 
 export function failed(id: string, what: string, unit: Row["unit"], error: unknown, budget?: Budget): Row {
   const message = error instanceof Error ? error.message : String(error);
