@@ -1,7 +1,7 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import type { AgentEvent } from "../agent/events.js";
 import { planFromTodo } from "./render/todo.js";
-import { toolEndUpdate, toolStartUpdate } from "./tool-render.js";
+import { toolEndUpdate, toolProgressUpdate, toolStartUpdate } from "./tool-render.js";
 
 /**
  * The `session/update`s an agent event becomes (none when the editor is not told). Pure. Tool
@@ -16,6 +16,8 @@ export function toSessionUpdates(event: AgentEvent): SessionUpdate[] {
       return [{ sessionUpdate: "agent_thought_chunk", messageId: event.messageId, content: { type: "text", text: event.text } }];
     case "tool_start":
       return [toolStartUpdate(event)];
+    case "tool_progress":
+      return [toolProgressUpdate(event)];
     case "tool_end": {
       const plan = planFromTodo(event);
       return plan ? [toolEndUpdate(event), { sessionUpdate: "plan", entries: plan }] : [toolEndUpdate(event)];

@@ -8,7 +8,7 @@ import { sessionSearchRenderer } from "./render/session-search.js";
 import { terminalRenderer } from "./render/terminal.js";
 import { textContent, truncate } from "./render/text.js";
 import { todoRenderer } from "./render/todo.js";
-import type { ToolEnd, ToolRenderer, ToolStart } from "./render/types.js";
+import type { ToolEnd, ToolProgress, ToolRenderer, ToolStart } from "./render/types.js";
 
 export { editDiffContent };
 export { fenced } from "./render/text.js";
@@ -74,6 +74,17 @@ export function toolEndUpdate(event: ToolEnd): SessionUpdate {
       status: event.isError ? "failed" : "completed",
       content: event.content ? [textContent(truncate(event.content))] : [],
     };
+  }
+}
+
+/** `tool_call_update` showing a running tool's partial result (still in progress). Never throws. */
+export function toolProgressUpdate(event: ToolProgress): SessionUpdate {
+  try {
+    const render = rendererFor(event.name).complete ?? genericRenderer.complete!;
+    const { content } = render({ type: "tool_end", callId: event.callId, name: event.name, args: event.args, content: "", details: event.details, isError: false });
+    return { sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress", content };
+  } catch {
+    return { sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress" };
   }
 }
 

@@ -22,6 +22,8 @@ export type AgentEvent =
       kind: ToolKind;
       locations: ToolLocation[];
     }
+  /** Partial output of a running tool (e.g. terminal output as it arrives); same shape as the final details. */
+  | { type: "tool_progress"; callId: string; name: string; args: unknown; details: unknown }
   | { type: "tool_end"; callId: string; name: string; args: unknown; content: string; details?: unknown; isError: boolean }
   | { type: "usage"; usage: TokenUsage }
   | { type: "turn_end"; stopReason: StopReason; usage?: TokenUsage };

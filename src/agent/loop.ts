@@ -32,6 +32,16 @@ export interface TurnInput {
   newMessageId: () => string;
   /** Refuses tools the session's mode does not allow (plan mode). */
   toolGate?: ToolGate;
+  /**
+   * The messages the model is sent this call, from the full history (context compression hooks
+   * in here). Default: the history as is. The history itself is never changed by it.
+   */
+  prepareMessages?: (history: readonly ChatMessage[], signal: AbortSignal) => Promise<ChatMessage[]>;
+  /**
+   * Guidance the user sent for the running turn (`/steer`), taken after each tool batch and
+   * appended to the last tool result so the model sees it on its next call.
+   */
+  takeSteering?: () => string | undefined;
 }
 
 /** What a tool result carried besides its text, kept so a replay can show it as it was live. */
@@ -75,7 +85,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
       input.provider,
       {
         model: input.model,
-        messages: [{ role: "system", content: input.systemPrompt }, ...history],
+        messages: [{ role: "system", content: input.systemPrompt }, ...(input.prepareMessages ? await input.prepareMessages(history, signal) : history)],
         ...(withTools && input.tools.names().length ? { tools: input.tools.schemas() } : {}),
         ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}),
       },
@@ -109,6 +119,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
 
     await runToolCalls(toolCalls, input, append);
     if (signal.aborted) return finish("cancelled");
+    steer(history, input.takeSteering?.());
   }
 }
 
@@ -163,4 +174,12 @@ function batches(calls: ToolCall[], tools: ToolRegistry): ToolCall[][] {
   }
   if (readOnly.length) result.push(readOnly);
   return result;
+}
+
+/** Appends steering text to the newest tool result (role alternation stays valid). */
+function steer(history: ChatMessage[], guidance: string | undefined): void {
+  if (!guidance) return;
+  const last = history.at(-1);
+  if (last?.role !== "tool") return;
+  last.content += `\n\n[User guidance for the rest of this turn: ${guidance}]`;
 }

@@ -6,12 +6,13 @@ import type { EmitAgentEvent } from "./events.js";
 
 /** Tool output never carries the secrets the agent holds (to the model or the editor). */
 function redactResult(result: ToolResult): ToolResult {
-  const details = result.details;
-  const redactedDetails =
-    details && typeof details === "object" && typeof (details as { output?: unknown }).output === "string"
-      ? { ...details, output: redactRegisteredSecrets((details as { output: string }).output) }
-      : details;
-  return { ...result, content: redactRegisteredSecrets(result.content), details: redactedDetails };
+  return { ...result, content: redactRegisteredSecrets(result.content), details: redactDetails(result.details) };
+}
+
+function redactDetails(details: unknown): unknown {
+  return details && typeof details === "object" && typeof (details as { output?: unknown }).output === "string"
+    ? { ...details, output: redactRegisteredSecrets((details as { output: string }).output) }
+    : details;
 }
 
 /** Arguments as the editor should see them: parsed JSON, or `{ raw }` when unparseable. */
@@ -52,6 +53,7 @@ export async function runToolCall(
     kind: tool?.kind ?? "other",
     locations: description.locations,
   });
+  ctx.reportProgress = (details) => emit({ type: "tool_progress", callId: call.id, name, args, details: redactDetails(details) });
   const result = redactResult(await execute());
   emit({
     type: "tool_end",

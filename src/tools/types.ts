@@ -49,6 +49,11 @@ export interface ToolContext {
   ports: ToolPorts;
   /** State the session's tools keep between calls; released when the session ends. */
   state: ToolSessionState;
+  /**
+   * Reports partial results while the tool runs (same shape as the final `details`); the editor
+   * shows them on the tool call. Cheap to call often; front ends throttle.
+   */
+  reportProgress?: (details: unknown) => void;
 }
 
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
