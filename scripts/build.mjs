@@ -8,6 +8,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
 
+/** Output folder; `HERMES_DIST_DIR` builds elsewhere (parallel work must not pull dist/ from under a test run). */
+const out = process.env.HERMES_DIST_DIR ?? "dist";
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
 /**
@@ -28,11 +30,11 @@ const zodEnglishOnly = {
   },
 };
 
-rmSync("dist", { recursive: true, force: true });
-mkdirSync("dist");
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
 await build({
   entryPoints: ["src/cli/main.ts"],
-  outfile: "dist/hermes.cjs",
+  outfile: join(out, "hermes.cjs"),
   bundle: true,
   platform: "node",
   format: "cjs",
@@ -46,16 +48,16 @@ await build({
   banner: { js: 'var __hermesImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   logLevel: "warning",
 });
-copyFileSync("scripts/launcher.js", "dist/hermes.js");
-chmodSync("dist/hermes.js", 0o755);
+copyFileSync("scripts/launcher.js", join(out, "hermes.js"));
+chmodSync(join(out, "hermes.js"), 0o755);
 await writeCodeCache();
 
 /** Runs initialize + session/new once through the launcher, which writes the code cache on exit. */
 async function writeCodeCache() {
   const home = mkdtempSync(join(tmpdir(), "hermes-build-"));
   writeFileSync(join(home, "config.yaml"), "model:\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\n  default: warmup\n");
-  const child = spawn(process.execPath, ["dist/hermes.js", "acp"], {
-    env: { ...process.env, HERMES_HOME: home, HERMES_CODE_CACHE_OUT: "dist/hermes.cache" },
+  const child = spawn(process.execPath, [join(out, "hermes.js"), "acp"], {
+    env: { ...process.env, HERMES_HOME: home, HERMES_CODE_CACHE_OUT: join(out, "hermes.cache") },
     stdio: ["pipe", "pipe", "ignore"],
   });
   const frames = [

@@ -13,7 +13,8 @@ import {
   type SessionNotification,
 } from "@agentclientprotocol/sdk/unstable";
 
-export const BUILT_BINARY = resolve(import.meta.dirname, "../../dist/hermes.js");
+/** The built entry under test: dist/hermes.js, or `$HERMES_TEST_DIST/hermes.js` for a private build. */
+export const BUILT_BINARY = resolve(process.env.HERMES_TEST_DIST ?? resolve(import.meta.dirname, "../../dist"), "hermes.js");
 
 export interface AgentProcess {
   child: ChildProcess;
