@@ -12,6 +12,7 @@
  */
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
+import { measureHeavyPrompt } from "./prompt-heavy.js";
 import { measurePeakRss, measurePromptOverhead } from "./prompt.js";
 import { failed, formatTable, formatValue, measured, type Budget, type Report, type Row } from "./report.js";
 import { measureSessionLoad } from "./session-load.js";
@@ -103,6 +104,15 @@ async function promptRows(runs: number): Promise<Row[]> {
   return [measured("prompt-overhead", "prompt adapter overhead (round trip − model)", overhead.median, "ms", detail, BUDGETS.promptOverhead)];
 }
 
+async function heavyPromptRows(runs: number): Promise<Row[]> {
+  const { samples, historySent } = await measureHeavyPrompt(Math.max(5, Math.ceil(runs / 2)));
+  const overhead = summarize(samples.map((sample) => sample.overheadMs));
+  const detail =
+    `median of ${overhead.count}; min ${ms(overhead.min)}, max ${ms(overhead.max)}; ` +
+    `history of 100 stored messages plus earlier bench turns (${historySent} messages on the last turn's first call); 5 read_file calls per turn`;
+  return [measured("prompt-overhead-heavy", "prompt overhead, 100-message history + 5 tool calls", overhead.median, "ms", detail, BUDGETS.promptOverhead)];
+}
+
 async function rssRows(): Promise<Row[]> {
   const { peakKb, currentKb } = await measurePeakRss();
   const detail = `VmHWM ${peakKb} kB, VmRSS ${currentKb} kB (MB here = 1024 kB)`;
@@ -166,6 +176,10 @@ async function main(): Promise<number> {
   progress("prompt overhead");
   await section(rows, [["prompt-overhead", "prompt adapter overhead (round trip − model)", "ms", BUDGETS.promptOverhead]], () =>
     promptRows(options.runs),
+  );
+  progress("prompt overhead with history and tools");
+  await section(rows, [["prompt-overhead-heavy", "prompt overhead, 100-message history + 5 tool calls", "ms", BUDGETS.promptOverhead]], () =>
+    heavyPromptRows(options.runs),
   );
   progress("peak RSS");
   await section(rows, [["peak-rss", "peak RSS after 1 session + 1 prompt", "MB", BUDGETS.peakRss]], rssRows);
