@@ -6,8 +6,11 @@ import { log } from "../shared/logger.js";
 import { authenticateMethod, TERMINAL_SETUP_METHOD_ID } from "./auth.js";
 import { AUTH_REQUIRED, toRequestError } from "./errors.js";
 import { initializeResponse } from "./initialize.js";
+import { handleLogout } from "./logout.js";
+import { parseMcpServers } from "./mcp-params.js";
 import { configOptions, MODE_CONFIG_ID } from "./modes.js";
 import { handleClose, handleDelete, handleFork, handleList, handleLoad, handleResume, sessionState } from "./session-handlers.js";
+import { advertiseCommands } from "./commands/registry.js";
 import { handlePrompt } from "./prompt-handler.js";
 import { SessionManager } from "./session-manager.js";
 
@@ -26,12 +29,17 @@ function guarded<A, R>(method: string, handler: (arg: A) => Promise<R> | R): (ar
 
 /** The Hermes ACP agent: every handler, over one runtime. */
 export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: SessionManager } {
-  const sessions = new SessionManager();
+  const sessions = new SessionManager({ switchModel: (session, value) => runtime.switchModel(session, value) });
   const app = agent({ name: "hermes-agent" })
     .onRequest(
       methods.agent.initialize,
-      guarded("initialize", () => initializeResponse(runtime.configuredProvider())),
+      guarded("initialize", ({ params }) => {
+        // Remembered for every session's turns: the editor's buffers and terminals (editor-ports.ts).
+        sessions.clientCapabilities = params.clientCapabilities ?? {};
+        return initializeResponse(runtime.configuredProvider());
+      }),
     )
+    .onRequest(methods.agent.logout, guarded("logout", () => handleLogout(runtime)))
     .onRequest(
       methods.agent.authenticate,
       guarded("authenticate", ({ params }) => {
@@ -46,8 +54,9 @@ export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: Ses
     .onRequest(
       methods.agent.session.new,
       guarded("session/new", async ({ params, client }) => {
-        const session = await runtime.createSession(params.cwd);
-        sessions.add(session, client);
+        const mcpServers = parseMcpServers(params.mcpServers);
+        const session = await runtime.createSession(params.cwd, { mcpServers });
+        advertiseCommands(sessions.add(session, client));
         log.info(`session ${session.id} created in ${session.cwd} (${session.providerId}:${session.model})`);
         return { sessionId: session.id, ...sessionState(session) };
       }),

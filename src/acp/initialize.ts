@@ -3,8 +3,9 @@ import { VERSION } from "../shared/version.js";
 import { buildAuthMethods } from "./auth.js";
 
 /**
- * The `initialize` answer. Capabilities advertise only what exists: text prompts; sessions that
- * load (with replay), resume, fork, list, close and delete; no MCP or embedded context yet.
+ * The `initialize` answer. Capabilities advertise only what exists: text, image and embedded
+ * resource prompts (not audio); sessions that load (with replay), resume, fork, list, close and
+ * delete; MCP servers over stdio, http and sse; `logout`.
  */
 export function initializeResponse(configuredProvider: string | undefined): InitializeResponse {
   return {
@@ -12,8 +13,11 @@ export function initializeResponse(configuredProvider: string | undefined): Init
     agentInfo: { name: "hermes-agent", title: "Hermes Agent", version: VERSION },
     agentCapabilities: {
       loadSession: true,
-      promptCapabilities: { image: false, audio: false, embeddedContext: false },
+      mcpCapabilities: { http: true, sse: true },
+      // Images and embedded resources are converted (prompt-content.ts); audio is only noted.
+      promptCapabilities: { image: true, audio: false, embeddedContext: true },
       sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, fork: {} },
+      auth: { logout: {} },
     },
     authMethods: buildAuthMethods(configuredProvider),
   };

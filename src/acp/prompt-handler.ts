@@ -1,54 +1,133 @@
-import type { PromptRequest, PromptResponse, Usage } from "@agentclientprotocol/sdk/unstable";
+import type { ContentBlock, PromptRequest, PromptResponse, StopReason } from "@agentclientprotocol/sdk/unstable";
 import type { TokenUsage } from "../llm/types.js";
-import { toSessionUpdates } from "./event-bridge.js";
-import { abandonedToolUpdate } from "./tool-render.js";
-import { promptText } from "./prompt-content.js";
-import type { SessionManager } from "./session-manager.js";
+import { addUsage } from "../agent/usage.js";
+import { newId } from "../shared/ids.js";
+import { COMMANDS, parseSlashCommand, runCommand, type SlashInvocation } from "./commands/registry.js";
+import { queuedReply } from "./commands/queue.js";
+import type { CommandContext } from "./commands/types.js";
+import { promptContent } from "./prompt-content.js";
+import { runPromptTurn, toAcpUsage } from "./prompt-turn.js";
+import type { LiveSession, PendingPrompt, SessionHold, SessionManager } from "./session-manager.js";
+
+export { toAcpUsage } from "./prompt-turn.js";
 
 /**
- * `session/prompt`: runs one turn and answers exactly once, after every update of the turn
- * has been written and every tool call it opened has been closed (as failed when it never finished). `requestSignal` (the client's `$/cancel_request`) cancels like `session/cancel`.
- * Unknown session → -32002 (thrown as HermesError).
+ * `session/prompt`. Unknown session → -32002 (HermesError). The answer comes once, after every
+ * update of the work it covers has been written:
+ * - a known `/command` (text-only prompt) is answered locally with an `agent_message_chunk`
+ *   (`end_turn`, no model call); one that changes the session (`/reset`, `/compress`,
+ *   `/model <name>`) is refused while a turn runs, and otherwise holds the session like a turn;
+ * - while a turn runs, any other prompt is queued: the reply is "Queued for the next turn.
+ *   (N queued)" and `end_turn` at once;
+ * - otherwise the prompt runs, then every queued prompt, each announced by a `user_message_chunk`
+ *   echo, and the answer (stop reason of the last turn, usage summed) comes after the last one.
+ *   A cancel (`session/cancel`, or `$/cancel_request` of this request) stops the running turn and
+ *   the draining: the answer is `cancelled`, and what is still queued runs after the next turn.
  */
-export async function handlePrompt(
-  sessions: SessionManager,
-  params: PromptRequest,
-  requestSignal: AbortSignal,
-): Promise<PromptResponse> {
+export async function handlePrompt(sessions: SessionManager, params: PromptRequest, requestSignal: AbortSignal): Promise<PromptResponse> {
   const live = sessions.get(params.sessionId);
-  const text = promptText(params.prompt);
-  if (!text) return { stopReason: "end_turn" };
-
-  return live.runTurn(async (signal) => {
-    const onRequestAbort = (): void => live.cancel();
-    requestSignal.addEventListener("abort", onRequestAbort, { once: true });
-    try {
-      const open = new Set<string>();
-      const result = await live.session.prompt(text, {
-        signal,
-        asker: live.permissions,
-        emit: (event) => {
-          if (event.type === "tool_start") open.add(event.callId);
-          if (event.type === "tool_end") open.delete(event.callId);
-          for (const update of toSessionUpdates(event)) live.updates.send(update);
-        },
-      });
-      for (const callId of open) live.updates.send(abandonedToolUpdate(callId));
-      if (result.title) live.updates.send({ sessionUpdate: "session_info_update", title: result.title, updatedAt: new Date().toISOString() });
-      await live.updates.flushed();
-      return { stopReason: result.stopReason, ...(result.usage ? { usage: toAcpUsage(result.usage) } : {}) };
-    } finally {
-      requestSignal.removeEventListener("abort", onRequestAbort);
-    }
-  });
+  const prompt = await pendingPrompt(params.prompt, live.session.cwd);
+  if (!prompt) return { stopReason: "end_turn" };
+  const slash = prompt.textOnly ? parseSlashCommand(prompt.text) : undefined;
+  if (!slash) return submit(live, prompt, requestSignal);
+  if (slash.command.exclusive?.(slash.args)) {
+    const busy = `/${slash.command.name} cannot run while a turn is running; wait for it to finish, or cancel it first.`;
+    return live.turnActive ? reply(live, busy) : submit(live, prompt, requestSignal, busy);
+  }
+  const result = await runCommand(slash, commandContext(live, new AbortController().signal));
+  if ("reply" in result) return reply(live, result.reply);
+  return submit(live, textPrompt(result.prompt), requestSignal);
 }
 
-export function toAcpUsage(usage: TokenUsage): Usage {
+/**
+ * What the model gets for ACP prompt blocks (attachments converted, see `promptContent`), with the
+ * text used for echoes and `/` commands ("[Attachment]" when there is no typed text); undefined
+ * when nothing is left to send.
+ */
+async function pendingPrompt(blocks: readonly ContentBlock[], cwd: string): Promise<PendingPrompt | undefined> {
+  const converted = await promptContent(blocks, { cwd });
+  if (converted.empty) return undefined;
+  return { content: converted.content, text: converted.text || "[Attachment]", textOnly: converted.textOnly };
+}
+
+function textPrompt(text: string): PendingPrompt {
+  return { content: text, text, textOnly: true };
+}
+
+/**
+ * Runs `prompt` holding the session, or, when something else holds it, queues it (or, with
+ * `refusal`, answers that instead of queueing).
+ */
+async function submit(live: LiveSession, prompt: PendingPrompt, requestSignal: AbortSignal, refusal?: string): Promise<PromptResponse> {
+  const hold = await live.acquire();
+  if (hold) return drain(live, hold, prompt, requestSignal);
+  if (refusal) return reply(live, refusal);
+  return reply(live, queuedReply(live.enqueue(prompt)));
+}
+
+/** Runs `first`, then the queue, while holding the session; releases it at the end. */
+async function drain(live: LiveSession, hold: SessionHold, first: PendingPrompt, requestSignal: AbortSignal): Promise<PromptResponse> {
+  const onRequestAbort = (): void => live.cancel();
+  requestSignal.addEventListener("abort", onRequestAbort, { once: true });
+  // `$/cancel_request` that arrived while this prompt waited for the session (or its attachments were read).
+  if (requestSignal.aborted) onRequestAbort();
+  let stopReason: StopReason = "end_turn";
+  let usage: TokenUsage | undefined;
+  try {
+    let next: PendingPrompt | undefined = first;
+    while (next) {
+      const result = await execute(live, hold, next);
+      if (result) {
+        stopReason = result.stopReason;
+        usage = addUsage(usage, result.usage);
+      }
+      if (hold.signal.aborted) break;
+      next = live.dequeue();
+      if (next) live.updates.send({ sessionUpdate: "user_message_chunk", messageId: newId(), content: { type: "text", text: next.text } });
+    }
+    await live.updates.flushed();
+    return { stopReason: hold.signal.aborted ? "cancelled" : stopReason, ...(usage ? { usage: toAcpUsage(usage) } : {}) };
+  } finally {
+    requestSignal.removeEventListener("abort", onRequestAbort);
+    hold.release();
+  }
+}
+
+/** One item while holding the session: a command (replied to) or a model turn. */
+async function execute(live: LiveSession, hold: SessionHold, prompt: PendingPrompt): Promise<{ stopReason: StopReason; usage: TokenUsage | undefined } | undefined> {
+  const slash: SlashInvocation | undefined = prompt.textOnly ? parseSlashCommand(prompt.text) : undefined;
+  if (slash) {
+    const result = await runCommand(slash, commandContext(live, hold.signal));
+    if ("reply" in result) {
+      sendReply(live, result.reply);
+      return undefined;
+    }
+    return runPromptTurn(live, hold, textPrompt(result.prompt));
+  }
+  return runPromptTurn(live, hold, prompt);
+}
+
+function commandContext(live: LiveSession, signal: AbortSignal): CommandContext {
   return {
-    inputTokens: usage.inputTokens,
-    outputTokens: usage.outputTokens,
-    totalTokens: usage.totalTokens,
-    ...(usage.reasoningTokens !== undefined ? { thoughtTokens: usage.reasoningTokens } : {}),
-    ...(usage.cachedTokens !== undefined ? { cachedReadTokens: usage.cachedTokens } : {}),
+    session: live.session,
+    commands: COMMANDS,
+    turnActive: live.turnActive,
+    queueLength: live.queueLength,
+    enqueue: (text) => live.enqueue(textPrompt(text)),
+    steer: (text) => live.steer(text),
+    clearInterrupted: () => live.clearInterrupted(),
+    switchModel: (value) => live.switchModel(value),
+    signal,
   };
+}
+
+function sendReply(live: LiveSession, text: string): void {
+  live.updates.send({ sessionUpdate: "agent_message_chunk", messageId: newId(), content: { type: "text", text } });
+}
+
+/** Answers with `text` as the agent's message and ends the turn without the model. */
+async function reply(live: LiveSession, text: string): Promise<PromptResponse> {
+  sendReply(live, text);
+  await live.updates.flushed();
+  return { stopReason: "end_turn" };
 }

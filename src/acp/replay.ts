@@ -20,6 +20,16 @@ function userText(message: Extract<ChatMessage, { role: "user" }>): string {
 }
 
 /**
+ * Stored details without `terminalId`: the editor's terminal was released when the command ended
+ * (and may belong to an earlier connection), so a replay shows the stored output as text instead.
+ */
+function withoutTerminal(details: unknown): unknown {
+  if (!details || typeof details !== "object" || !("terminalId" in details)) return details;
+  const { terminalId: _released, ...rest } = details as Record<string, unknown>;
+  return rest;
+}
+
+/**
  * The updates that show a stored conversation again, built from the same agent events and the
  * same renderers as the live turn, so titles, kinds, diffs and plans look exactly as they did.
  * Pure; never throws for odd history (unknown tools, bad JSON, results without calls).
@@ -64,7 +74,7 @@ export function replayUpdates(entries: readonly TranscriptEntry[], tools: ToolRe
           name: started?.call.function.name ?? message.name ?? "tool",
           args: started?.args ?? {},
           content: message.content,
-          ...(toolOutcome?.details !== undefined ? { details: toolOutcome.details } : {}),
+          ...(toolOutcome?.details !== undefined ? { details: withoutTerminal(toolOutcome.details) } : {}),
           isError: toolOutcome?.isError ?? false,
         });
         break;

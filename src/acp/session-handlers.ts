@@ -12,6 +12,8 @@ import type { Runtime, TranscriptEntry } from "../runtime/runtime.js";
 import type { AgentSession } from "../runtime/session.js";
 import { HermesError } from "../shared/errors.js";
 import { log } from "../shared/logger.js";
+import { advertiseCommands } from "./commands/registry.js";
+import { parseMcpServers } from "./mcp-params.js";
 import { configOptions, modeState } from "./modes.js";
 import { replayUpdates } from "./replay.js";
 import type { LiveSession, SessionManager } from "./session-manager.js";
@@ -29,7 +31,8 @@ function notFound(sessionId: string): HermesError {
 /**
  * The live session for `sessionId` in `cwd`: the one in memory when it is there (and either in
  * the same cwd or busy), else restored from state.db, with the stored transcript when it was
- * read. Unknown → HermesError `session_not_found`.
+ * read. Unknown → HermesError `session_not_found`. `rawMcpServers` (the request's) are
+ * validated before anything else; a session kept in memory connects those it lacks.
  */
 async function liveSession(
   runtime: Runtime,
@@ -37,12 +40,20 @@ async function liveSession(
   client: AgentContext,
   sessionId: string,
   cwd: string,
+  rawMcpServers?: unknown,
 ): Promise<{ live: LiveSession; transcript?: TranscriptEntry[] }> {
+  const mcpServers = parseMcpServers(rawMcpServers);
   const existing = sessions.find(sessionId);
-  if (existing && (existing.session.cwd === cwd || existing.isRunning)) return { live: existing };
-  const restored = await runtime.restoreWithTranscript(sessionId, cwd);
+  if (existing && (existing.session.cwd === cwd || existing.isRunning)) {
+    runtime.addMcpServers(existing.session, mcpServers);
+    return { live: existing };
+  }
+  const restored = await runtime.restoreWithTranscript(sessionId, cwd, { mcpServers });
   if (!restored) {
-    if (existing) return { live: existing };
+    if (existing) {
+      runtime.addMcpServers(existing.session, mcpServers);
+      return { live: existing };
+    }
     throw notFound(sessionId);
   }
   if (existing) await sessions.close(sessionId);
@@ -54,7 +65,7 @@ async function liveSession(
  * replay failure is logged and the load still succeeds.
  */
 export async function handleLoad(runtime: Runtime, sessions: SessionManager, client: AgentContext, params: LoadSessionRequest): Promise<LoadSessionResponse> {
-  const { live, transcript } = await liveSession(runtime, sessions, client, params.sessionId, params.cwd);
+  const { live, transcript } = await liveSession(runtime, sessions, client, params.sessionId, params.cwd, params.mcpServers);
   try {
     const stored = transcript ?? runtime.transcript(live.session.id);
     const entries = stored.length ? stored : live.session.history.map((message) => ({ message }));
@@ -63,24 +74,27 @@ export async function handleLoad(runtime: Runtime, sessions: SessionManager, cli
   } catch (error) {
     log.error(`history replay for session/load of ${params.sessionId} failed; the load still succeeds`, error);
   }
+  advertiseCommands(live);
   return sessionState(live.session);
 }
 
 /** `session/resume`: restore without replay. */
 export async function handleResume(runtime: Runtime, sessions: SessionManager, client: AgentContext, params: ResumeSessionRequest): Promise<LoadSessionResponse> {
-  const { live } = await liveSession(runtime, sessions, client, params.sessionId, params.cwd);
+  const { live } = await liveSession(runtime, sessions, client, params.sessionId, params.cwd, params.mcpServers);
+  advertiseCommands(live);
   return sessionState(live.session);
 }
 
 /** `session/fork`: a new session with a deep copy of the history, in the new cwd, parent set. */
 export async function handleFork(runtime: Runtime, sessions: SessionManager, client: AgentContext, params: ForkSessionRequest): Promise<ForkSessionResponse> {
-  let forked = await runtime.forkSession(params.sessionId, params.cwd);
+  const mcpServers = parseMcpServers(params.mcpServers);
+  let forked = await runtime.forkSession(params.sessionId, params.cwd, { mcpServers });
   if (!forked) {
     // A session that was opened but never prompted has nothing stored: its fork starts empty.
     if (!sessions.find(params.sessionId)) throw notFound(params.sessionId);
-    forked = await runtime.createSession(params.cwd);
+    forked = await runtime.createSession(params.cwd, { mcpServers });
   }
-  sessions.add(forked, client);
+  advertiseCommands(sessions.add(forked, client));
   return { sessionId: forked.id, ...sessionState(forked) };
 }
 

@@ -1,58 +1,195 @@
-import type { AgentContext } from "@agentclientprotocol/sdk/unstable";
+import type { AgentContext, ClientCapabilities } from "@agentclientprotocol/sdk/unstable";
+import type { UserContentPart } from "../llm/types.js";
 import type { AgentSession } from "../runtime/session.js";
 import { HermesError } from "../shared/errors.js";
+import type { ToolPorts } from "../tools/ports.js";
+import { editorPorts } from "./editor-ports.js";
 import { PermissionBridge } from "./permission-bridge.js";
 import { UpdateSender } from "./update-sender.js";
 
-/** A session the adapter is serving: the runtime session, its update channel, its running turn. */
+/** A prompt waiting for the session: what the model gets, and its text (for the echo and `/` commands). */
+export interface PendingPrompt {
+  content: string | UserContentPart[];
+  text: string;
+  /** Every block was text: slash commands and the interrupt rewrite apply. */
+  textOnly: boolean;
+}
+
+/**
+ * The right to run on a session: one turn or exclusive command at a time, then the queue. Got
+ * from `LiveSession.acquire`; `release()` must be called exactly once when the holder is done
+ * (extra calls are ignored).
+ */
+export interface SessionHold {
+  /** Fires on `session/cancel` (or close); the holder stops and does not drain the queue. */
+  readonly signal: AbortSignal;
+  /**
+   * Marks a model turn as running with `text` as its prompt (steering and queueing now apply to
+   * it; a cancel keeps `text` for the interrupt rewrite), or, with undefined, that it ended.
+   */
+  setTurn(text: string | undefined): void;
+  release(): void;
+}
+
+interface Activity {
+  controller: AbortController;
+  turnText: string | undefined;
+  done: Promise<void>;
+  finish: () => void;
+}
+
+/**
+ * A session the adapter is serving: the runtime session, its update channel, and who runs on it.
+ *
+ * At most one holder (a prompt's turns, or a command that changes the session) runs at a time;
+ * prompts arriving meanwhile wait in `queue` and run when the holder finishes (the holder drains
+ * them). A cancel stops the holder, keeps the cancelled prompt for the next prompt's interrupt
+ * rewrite, and leaves the queue for after the next turn.
+ */
 export class LiveSession {
   readonly updates: UpdateSender;
   readonly permissions: PermissionBridge;
-  private running: AbortController | undefined;
-  private tail: Promise<unknown> = Promise.resolve();
+  private activity: Activity | undefined;
+  private readonly queued: PendingPrompt[] = [];
+  private steering: string[] = [];
+  private interrupted: string | undefined;
 
   constructor(
     readonly session: AgentSession,
-    client: AgentContext,
+    private readonly client: AgentContext,
+    private readonly clientCapabilities: () => ClientCapabilities = () => ({}),
+    private readonly modelSwitcher?: ModelSwitcher,
   ) {
     this.updates = new UpdateSender(client, session.id);
     this.permissions = new PermissionBridge(client, session.id, () => session.approvalTimeoutMs);
   }
 
-  get isRunning(): boolean {
-    return this.running !== undefined;
+  /**
+   * The ports a turn gets from the editor (its buffers and terminals, as the client advertised
+   * them in `initialize`; none when it advertised nothing), bound to the turn's `signal`.
+   */
+  editorPorts(signal: AbortSignal): ToolPorts {
+    return editorPorts(this.client, this.clientCapabilities(), this.session.id, signal);
   }
 
   /**
-   * Runs `turn` after every earlier turn of this session has finished, with an AbortSignal that
-   * `cancel()` fires. Turns never overlap, so history is only ever appended by one turn at a time.
+   * Switches the session's model (`provider:model`, or a model on the current provider) from its
+   * next turn; answers what it now uses. Only while holding the session. Rejects with the
+   * switcher's error (invalid value, unusable provider), the session unchanged; or when this
+   * connection cannot switch models.
    */
-  runTurn<T>(turn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const next = this.tail.then(async () => {
-      const controller = new AbortController();
-      this.running = controller;
-      try {
-        return await turn(controller.signal);
-      } finally {
-        this.running = undefined;
-      }
-    });
-    this.tail = next.catch(() => undefined);
-    return next;
+  async switchModel(value: string): Promise<{ model: string; provider: string }> {
+    if (!this.modelSwitcher) throw new Error("switching models is not available here");
+    const resolved = await this.modelSwitcher(this.session, value);
+    return { model: resolved.model, provider: resolved.provider };
   }
 
-  /** Cancels the running turn, if any. Idempotent; a no-op when idle. */
+  /** Something holds the session (a turn, a cancelled turn still unwinding, or a command). */
+  get isRunning(): boolean {
+    return this.activity !== undefined;
+  }
+
+  /** A model turn is running and has not been cancelled: `/steer` reaches it, prompts queue behind it. */
+  get turnActive(): boolean {
+    const activity = this.activity;
+    return activity?.turnText !== undefined && !activity.controller.signal.aborted;
+  }
+
+  get queueLength(): number {
+    return this.queued.length;
+  }
+
+  /**
+   * Takes the session for a holder. Waits while a cancelled holder is still unwinding; answers
+   * undefined when a live holder has it (the caller queues or refuses instead). Never throws.
+   */
+  async acquire(): Promise<SessionHold | undefined> {
+    for (;;) {
+      const current = this.activity;
+      if (!current) break;
+      if (!current.controller.signal.aborted) return undefined;
+      await current.done;
+    }
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const activity: Activity = { controller: new AbortController(), turnText: undefined, done, finish };
+    this.activity = activity;
+    return {
+      signal: activity.controller.signal,
+      setTurn: (text) => {
+        activity.turnText = text;
+      },
+      release: () => {
+        if (this.activity !== activity) return;
+        this.activity = undefined;
+        activity.finish();
+      },
+    };
+  }
+
+  /** Adds a prompt to run after the current (or next) turn; answers how many are queued. */
+  enqueue(prompt: PendingPrompt, options: { first?: boolean } = {}): number {
+    if (options.first) this.queued.unshift(prompt);
+    else this.queued.push(prompt);
+    return this.queued.length;
+  }
+
+  dequeue(): PendingPrompt | undefined {
+    return this.queued.shift();
+  }
+
+  /** Guidance for the running turn; the loop takes it after its current tool batch (`takeSteering`). */
+  steer(text: string): void {
+    this.steering.push(text);
+  }
+
+  /** The guidance sent since the last take, joined, or undefined; clears it. */
+  takeSteering(): string | undefined {
+    if (this.steering.length === 0) return undefined;
+    const text = this.steering.join("\n");
+    this.steering = [];
+    return text;
+  }
+
+  /** The prompt of the last cancelled turn, once: the next prompt carries it. */
+  takeInterrupted(): string | undefined {
+    const text = this.interrupted;
+    this.interrupted = undefined;
+    return text;
+  }
+
+  /** Forgets the cancelled prompt (the conversation it belonged to was cleared). */
+  clearInterrupted(): void {
+    this.interrupted = undefined;
+  }
+
+  /**
+   * Cancels the holder, if any: a running turn stops and its prompt is kept for the interrupt
+   * rewrite. Idempotent (a second cancel changes nothing); a no-op when idle.
+   */
   cancel(): void {
-    this.running?.abort();
+    const activity = this.activity;
+    if (!activity || activity.controller.signal.aborted) return;
+    if (activity.turnText !== undefined) this.interrupted = activity.turnText;
+    activity.controller.abort();
   }
 }
+
+/** Switches a session to another model (the runtime's `switchModel`). */
+export type ModelSwitcher = (session: AgentSession, value: string) => Promise<{ model: string; provider: string }>;
 
 /** The sessions of one connection, by id. */
 export class SessionManager {
   private readonly sessions = new Map<string, LiveSession>();
 
+  /** `switchModel`, when given, serves `/model <name>` for every session. */
+  constructor(private readonly options: { switchModel?: ModelSwitcher } = {}) {}
+
+  /** What the client advertised in `initialize` (fs, terminal…); empty until then. */
+  clientCapabilities: ClientCapabilities = {};
+
   add(session: AgentSession, client: AgentContext): LiveSession {
-    const live = new LiveSession(session, client);
+    const live = new LiveSession(session, client, () => this.clientCapabilities, this.options.switchModel);
     this.sessions.set(session.id, live);
     return live;
   }

@@ -3,7 +3,7 @@ import type { AgentEvent } from "../agent/events.js";
 import { toSessionUpdates } from "./event-bridge.js";
 import { structuredFailure } from "./render/generic.js";
 import { todosToPlanEntries } from "../tools/todo/plan-entries.js";
-import { abandonedToolUpdate, fenced, toolEndUpdate, toolStartUpdate } from "./tool-render.js";
+import { abandonedToolUpdate, fenced, toolEndUpdate, toolProgressUpdate, toolStartUpdate } from "./tool-render.js";
 
 type Start = Extract<AgentEvent, { type: "tool_start" }>;
 type End = Extract<AgentEvent, { type: "tool_end" }>;
@@ -63,6 +63,16 @@ describe("tool completion", () => {
     expect(texts(ok)).toContain("Exit code: 0");
     const bad = toolEndUpdate(end({ name: "terminal", details: { command: "false", exitCode: 1, output: "" } }));
     expect(bad).toMatchObject({ status: "failed" });
+  });
+
+  it("embeds the editor's terminal instead of copying its output, while running and at the end", () => {
+    const progress = toolProgressUpdate({ type: "tool_progress", callId: "c1", name: "terminal", args: {}, details: { command: "make", cwd: "/w", running: true, terminalId: "t-9" } });
+    expect(progress).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "in_progress", content: [{ type: "terminal", terminalId: "t-9" }] });
+    const done = toolEndUpdate(end({ name: "terminal", details: { command: "make", cwd: "/w", exitCode: 2, output: "boom", terminalId: "t-9" } }));
+    expect(done).toMatchObject({ status: "failed", content: [{ type: "terminal", terminalId: "t-9" }, { type: "content", content: { type: "text", text: "Exit code: 2" } }] });
+    const streaming = toolProgressUpdate({ type: "tool_progress", callId: "c1", name: "terminal", args: {}, details: { command: "make", cwd: "/w", running: true, output: "50%" } });
+    expect(streaming).toMatchObject({ status: "in_progress" });
+    expect(texts(streaming)).toBe("```\n50%\n```");
   });
 
   it("renders edits as diff blocks", () => {

@@ -193,12 +193,13 @@ describe("runTurn", () => {
   });
 
   it("turns a provider failure into a visible error and ends the turn", async () => {
-    llm.push({ status: 500, body: { error: { message: "upstream exploded" } } });
+    llm.push({ status: 400, body: { error: { message: "upstream exploded" } } });
     const { input, events } = turn();
     const result = await runTurn(input);
     expect(result.stopReason).toBe("end_turn");
     const text = events.filter((event) => event.type === "message_delta").map((event) => event.text).join("");
     expect(text).toContain("upstream exploded");
+    expect(llm.requests).toHaveLength(1);
   });
 
   it("relays reasoning separately from the answer", async () => {

@@ -1,10 +1,13 @@
 import type { ChatMessage, Provider, TokenUsage, ToolCall } from "../llm/types.js";
 import { log } from "../shared/logger.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { ToolContext, ToolResult } from "../tools/types.js";
+import type { ToolContext } from "../tools/types.js";
+import { failureText } from "./error-text.js";
 import type { EmitAgentEvent, StopReason } from "./events.js";
-import { callModel, type ModelCallResult } from "./model-call.js";
-import { runToolCall, type ToolGate } from "./tool-runner.js";
+import { runModelStep, type ModelStepResult } from "./model-step.js";
+import { OutputBudget } from "./output-budget.js";
+import { retryPolicy, type RetryPolicy } from "./retry.js";
+import { runToolCalls, truncatedCalls, type ToolGate } from "./tool-runner.js";
 import { addUsage } from "./usage.js";
 
 export interface TurnInput {
@@ -18,7 +21,14 @@ export interface TurnInput {
   user: Extract<ChatMessage, { role: "user" }>;
   /** Tool-calling iterations before one last call without tools. */
   maxTurns: number;
+  /** Output cap per model call (`model.max_tokens`); raised within the turn after a `length` cut. */
   maxTokens?: number;
+  /** Provider id as the user knows it, named in failure messages. Default: `provider.id`. */
+  providerLabel?: string;
+  /** Where the API key comes from (`OPENROUTER_API_KEY`), named when the provider rejects it. */
+  keyHint?: string;
+  /** Retry settings; `maxAttempts` comes from `agent.api_max_retries`. Defaults: DEFAULT_RETRY_POLICY. */
+  retry?: Partial<RetryPolicy>;
   /** Context for every tool call of the turn; `callId` and `signal` are filled in per call. */
   toolContext: Omit<ToolContext, "signal" | "callId">;
   signal: AbortSignal;
@@ -55,17 +65,33 @@ export interface TurnResult {
   usage: TokenUsage | undefined;
 }
 
-const CANCELLED_TOOL_RESULT = "Tool call cancelled by the user before it ran.";
+/** Sent once per turn when the model answers tool results with nothing (Hermes' wording). */
+export const EMPTY_ANSWER_NUDGE =
+  "You just executed tool calls but returned an empty response. Please process the tool results above and continue with the task.";
 
 /**
  * Runs one user turn: stream the model; run the tools it calls and call it again; stop on a
- * text-only answer. Cancellation (the signal) stops the stream at once and tools between calls;
- * text already streamed stays in history, and every tool call in history gets a result.
- * Emits `turn_end` last and resolves with the same stop reason. Never throws.
+ * text-only answer. Never throws; emits `turn_end` last and resolves with the same stop reason.
+ *
+ * - Each model call is retried on retryable failures and resumed or continued after a broken or
+ *   truncated stream (`runModelStep`); a final failure ends the turn (`end_turn`, or `refusal` for a
+ *   content filter) with a one-line explanation as its own message, never a stack trace.
+ * - An answer still cut by the output cap after the continuations ends the turn with `max_tokens`. A
+ *   tool call cut off by it is never run; its id gets an error result and the next call a higher cap.
+ * - An empty answer right after tool results gets one nudge per turn (the nudge is not kept in history).
+ * - After `maxTurns` tool rounds, one last call without tools; stop reason `max_turn_requests`.
+ * - Cancellation (the signal) stops the stream at once, a retry wait at once, and tools between calls;
+ *   text already streamed stays in history, and every tool call in history gets a result.
  */
 export async function runTurn(input: TurnInput): Promise<TurnResult> {
   const { history, signal, emit } = input;
+  const policy = retryPolicy(input.retry);
+  const budget = new OutputBudget(input.maxTokens);
+  const label = input.providerLabel ?? input.provider.id;
   let usage: TokenUsage | undefined;
+  let nudged = false;
+  /** Messages sent with the next call only (the empty-answer nudge); never part of history. */
+  let tail: ChatMessage[] = [];
   const append = (message: ChatMessage, toolOutcome?: ToolOutcome): void => {
     history.push(message);
     input.onAppend?.(message, toolOutcome);
@@ -74,6 +100,11 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     emit({ type: "turn_end", stopReason, ...(usage ? { usage } : {}) });
     return { stopReason, usage };
   };
+  const notice = (text: string): void => {
+    const id = input.newMessageId();
+    emit({ type: "message_delta", messageId: id, text });
+    emit({ type: "message_end", messageId: id });
+  };
 
   append(input.user);
 
@@ -81,99 +112,87 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     if (signal.aborted) return finish("cancelled");
     const withTools = iteration < input.maxTurns;
     const messageId = input.newMessageId();
-    const call = await callModel(
-      input.provider,
-      {
+    const prepared = input.prepareMessages ? await input.prepareMessages(history, signal) : history;
+    const step = await runModelStep({
+      provider: input.provider,
+      request: {
         model: input.model,
-        messages: [{ role: "system", content: input.systemPrompt }, ...(input.prepareMessages ? await input.prepareMessages(history, signal) : history)],
+        messages: [{ role: "system", content: input.systemPrompt }, ...prepared, ...tail],
         ...(withTools && input.tools.names().length ? { tools: input.tools.schemas() } : {}),
-        ...(input.maxTokens ? { maxTokens: input.maxTokens } : {}),
       },
       messageId,
       signal,
       emit,
-    );
-    usage = addUsage(usage, call.usage);
-    if (call.usage) emit({ type: "usage", usage: call.usage });
+      policy,
+      budget,
+    });
+    tail = [];
+    usage = addUsage(usage, step.usage);
     emit({ type: "message_end", messageId });
 
-    const outcome = call.outcome;
+    const outcome = step.outcome;
     if (outcome.kind !== "done") {
-      if (call.text || call.reasoning) append(assistantMessage(call, [], outcome.kind === "aborted" ? "cancelled" : "error"));
+      if (step.text || step.reasoning) append(assistantMessage(step, [], outcome.kind === "aborted" ? "cancelled" : "error"));
       if (outcome.kind === "aborted") return finish("cancelled");
       log.warn(`model call failed (${outcome.errorKind}): ${outcome.message}`);
-      const errorId = input.newMessageId();
-      emit({ type: "message_delta", messageId: errorId, text: `${call.text ? "\n\n" : ""}Error: ${outcome.message}` });
-      emit({ type: "message_end", messageId: errorId });
-      return finish("end_turn");
+      const text = failureText(outcome, {
+        providerLabel: label,
+        providerId: input.provider.id,
+        model: input.model,
+        attempts: step.attempts,
+        ...(input.keyHint ? { keyHint: input.keyHint } : {}),
+      });
+      notice(`${step.text ? "\n\n" : ""}Error: ${text}`);
+      return finish(outcome.errorKind === "content_filter" ? "refusal" : "end_turn");
     }
 
-    const toolCalls = withTools ? call.toolCalls : [];
-    append(assistantMessage(call, toolCalls, outcome.finishReason));
+    const finishReason = outcome.finishReason;
+    const toolCalls = withTools ? step.toolCalls : [];
     if (toolCalls.length === 0) {
+      if (step.text.trim() === "" && withTools && !nudged && history.at(-1)?.role === "tool" && (finishReason === "stop" || finishReason === "unknown")) {
+        nudged = true;
+        log.info("empty answer after tool results; nudging the model once");
+        tail = [
+          { role: "assistant", content: "(empty)" },
+          { role: "user", content: EMPTY_ANSWER_NUDGE },
+        ];
+        continue;
+      }
+      append(assistantMessage(step, [], finishReason));
       if (!withTools) return finish("max_turn_requests");
-      if (outcome.finishReason === "length") return finish("max_tokens");
-      if (outcome.finishReason === "content_filter") return finish("refusal");
-      return finish("end_turn");
+      if (finishReason === "content_filter") return finish("refusal");
+      if (finishReason !== "length") return finish("end_turn");
+      if (step.text.trim() === "" && step.reasoning) {
+        notice("The model spent its whole output budget on reasoning and gave no answer; raise model.max_tokens in config.yaml or lower agent.reasoning_effort.");
+      }
+      return finish("max_tokens");
     }
 
-    await runToolCalls(toolCalls, input, append);
+    const truncated = finishReason === "length" ? truncatedCalls(toolCalls) : new Set<string>();
+    const recovered = truncated.size === 0 || budget.recover(step.usage?.outputTokens);
+    append(assistantMessage(step, toolCalls, finishReason));
+    await runToolCalls(
+      toolCalls,
+      { tools: input.tools, context: { ...input.toolContext, signal }, emit, ...(input.toolGate ? { gate: input.toolGate } : {}), truncated },
+      (call, result) => {
+        const toolOutcome: ToolOutcome = { isError: result.isError === true, ...(result.details !== undefined ? { details: result.details } : {}) };
+        append({ role: "tool", tool_call_id: call.id, name: call.function.name, content: result.content }, toolOutcome);
+      },
+    );
     if (signal.aborted) return finish("cancelled");
+    if (!recovered) return finish("max_tokens");
     steer(history, input.takeSteering?.());
   }
 }
 
-function assistantMessage(call: ModelCallResult, toolCalls: ToolCall[], finishReason: string): ChatMessage {
+function assistantMessage(step: ModelStepResult, toolCalls: ToolCall[], finishReason: string): ChatMessage {
   return {
     role: "assistant",
-    content: call.text || null,
+    content: step.text || null,
     ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
-    ...(call.reasoning ? { reasoning: call.reasoning } : {}),
+    ...(step.reasoning ? { reasoning: step.reasoning } : {}),
     finish_reason: finishReason,
   };
-}
-
-/**
- * Runs a message's tool calls. Consecutive read-only calls run concurrently; a mutating (or
- * unknown) call runs alone, in order. Results are appended in call order. After a cancel the
- * remaining calls get a "cancelled" result without running.
- */
-async function runToolCalls(
-  calls: ToolCall[],
-  input: TurnInput,
-  append: (message: ChatMessage, toolOutcome?: ToolOutcome) => void,
-): Promise<void> {
-  const ctx = { ...input.toolContext, signal: input.signal };
-  const run = (call: ToolCall): Promise<ToolResult> =>
-    input.signal.aborted
-      ? Promise.resolve({ content: CANCELLED_TOOL_RESULT, isError: true })
-      : runToolCall(call, input.tools, ctx, input.emit, input.toolGate);
-  for (const batch of batches(calls, input.tools)) {
-    const results = await Promise.all(batch.map(run));
-    batch.forEach((call, index) => {
-      const result = results[index] ?? { content: CANCELLED_TOOL_RESULT, isError: true };
-      const outcome: ToolOutcome = { isError: result.isError === true, ...(result.details !== undefined ? { details: result.details } : {}) };
-      append({ role: "tool", tool_call_id: call.id, name: call.function.name, content: result.content }, outcome);
-    });
-  }
-}
-
-/** Splits calls into runs of read-only calls and single mutating calls, keeping order. */
-function batches(calls: ToolCall[], tools: ToolRegistry): ToolCall[][] {
-  const result: ToolCall[][] = [];
-  let readOnly: ToolCall[] = [];
-  for (const call of calls) {
-    const tool = tools.get(call.function.name);
-    if (tool && !tool.mutating) {
-      readOnly.push(call);
-      continue;
-    }
-    if (readOnly.length) result.push(readOnly);
-    readOnly = [];
-    result.push([call]);
-  }
-  if (readOnly.length) result.push(readOnly);
-  return result;
 }
 
 /** Appends steering text to the newest tool result (role alternation stays valid). */

@@ -35,6 +35,7 @@ export async function runChatCommand(argv: string[]): Promise<number> {
     emit: (event) => printer.print(event),
   });
   printer.end();
+  await session.dispose();
   if (result.stopReason === "cancelled") return 130;
   return 0;
 }

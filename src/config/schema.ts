@@ -23,6 +23,8 @@ const modelSection = z.preprocess(
       provider: z.string().min(1).default("auto"),
       base_url: z.string().min(1).optional(),
       api_key: z.string().min(1).optional(),
+      /** `chat_completions` or `anthropic_messages`; other Hermes modes fall back to detection from the URL. */
+      api_mode: z.string().min(1).optional(),
       context_length: z.number().int().positive().optional(),
       max_tokens: z.number().int().positive().optional(),
     })
@@ -68,12 +70,18 @@ const compressionSection = z
   })
   .prefault({});
 
-/** A named OpenAI-compatible endpoint, selected with `model.provider: <name>`. */
+/**
+ * A named endpoint, selected with `model.provider: <name>` or a `<name>:<model>` model id. OpenAI-compatible
+ * unless `api_mode: anthropic_messages` (or a URL path ending in `/anthropic`).
+ */
 const providerEntry = z.looseObject({
   base_url: z.string().min(1),
   api_key: z.string().min(1).optional(),
   key_env: z.string().min(1).optional(),
+  /** Default model of the entry (else its first `models` entry). */
+  model: z.string().optional(),
   models: z.array(z.string()).optional(),
+  api_mode: z.string().min(1).optional(),
 });
 
 export const configSchema = z.looseObject({

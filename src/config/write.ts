@@ -56,7 +56,7 @@ export function addCommandAllowlistEntry(home: string, patternKey: string): void
 }
 
 /** Reads config.yaml as a YAML document, lets `mutate` change it, and writes it back privately. */
-function updateConfigDocument(home: string, mutate: (doc: Document) => void): void {
+export function updateConfigDocument(home: string, mutate: (doc: Document) => void): void {
   const path = homePaths(home).configFile;
   ensureHome(home);
   const text = readOptional(path);
@@ -124,7 +124,7 @@ export function quoteEnvValue(value: string): string {
 }
 
 /** Index of the last line of the assignment starting at `start` (quoted values may span lines). */
-function valueEnd(lines: string[], start: number): number {
+export function valueEnd(lines: string[], start: number): number {
   const match = /^\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=\s*(["'`])(.*)$/.exec(lines[start] ?? "");
   if (!match) return start;
   const [, quote = "", rest = ""] = match;
@@ -149,7 +149,7 @@ function readOptional(path: string): string {
 }
 
 /** Replaces `path` (or the file a symlink at `path` points to) atomically with a 0600 file. */
-function writePrivate(path: string, content: string): void {
+export function writePrivate(path: string, content: string): void {
   const target = existsSync(path) ? realpathSync(path) : path;
   const temp = `${target}.${process.pid}.tmp`;
   writeFileSync(temp, content, { mode: FILE_MODE });

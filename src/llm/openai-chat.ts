@@ -9,6 +9,7 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { errorMessage } from "../shared/errors.js";
+import { isNetworkError, kindForStatus, parseRetryAfterMs, redactor } from "./provider-errors.js";
 import type {
   ChatMessage,
   FinishReason,
@@ -34,14 +35,16 @@ export interface OpenAiChatProviderOptions {
   headers?: Record<string, string>;
   /** Longest wait for the response headers. Default 10 minutes. */
   timeoutMs?: number;
-  /** Longest silence between two stream chunks before the call ends with a `timeout` error. Default 5 minutes. */
+  /**
+   * Longest silence between two stream chunks before the call ends with a `timeout` error (the agent loop
+   * treats it as a stalled stream and retries). Default 90 s (Hermes' stale-stream limit).
+   */
   idleTimeoutMs?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 600_000;
-const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
-const CONTEXT_OVERFLOW =
-  /context[ _-]?(length|window)|maximum context|too many tokens|prompt is too long|input is too long|exceeds? the (model'?s? )?(maximum|max|limit)|token limit|reduce the length/i;
+const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
+export { parseRetryAfterMs } from "./provider-errors.js";
 
 /**
  * Creates a chat-completions provider. The client is created once, on the first `stream` call, with the
@@ -324,46 +327,4 @@ function classifyError(
     return make("network", `connection lost: ${errorMessage(error)}${cause ? ` (${errorMessage(cause)})` : ""}`);
   }
   return make("unknown", errorMessage(error));
-}
-
-function kindForStatus(status: number | undefined, serverMessage: string): ProviderErrorKind {
-  if (status === 401 || status === 403) return "auth";
-  if (status === 408) return "timeout";
-  if (status === 413) return "payload_too_large";
-  if (status === 429) return "rate_limit";
-  if (CONTEXT_OVERFLOW.test(serverMessage) && (status === undefined || (status >= 400 && status < 500))) {
-    return "context_overflow";
-  }
-  if (status === undefined || status >= 500) return "server";
-  if (status >= 400) return "bad_request";
-  return "unknown";
-}
-
-/** Milliseconds from `retry-after-ms`, or `Retry-After` as seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfterMs(headers: { get(name: string): string | null }): number | undefined {
-  const ms = headers.get("retry-after-ms");
-  if (ms && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.round(Number(ms));
-  const value = headers.get("retry-after")?.trim();
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-function isNetworkError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code;
-  return (
-    (typeof code === "string" && /^(E[A-Z]+|UND_ERR\w*)$/.test(code)) ||
-    (error instanceof TypeError && /terminated|fetch failed|network/i.test(error.message))
-  );
-}
-
-/** One line, at most 500 characters, with the API key replaced wherever it appears. */
-function redactor(apiKey: string): (text: string) => string {
-  return (text) => {
-    let line = text.replace(/\s+/g, " ").trim();
-    if (apiKey.length >= 4) line = line.split(apiKey).join("***");
-    return line.length > 500 ? `${line.slice(0, 497)}...` : line;
-  };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { configSchema, type HermesConfig } from "../config/schema.js";
 import { HermesError } from "../shared/errors.js";
-import { detectProvider, NO_KEY, resolveProvider, vendorKeyName } from "./resolve.js";
+import { configuredEndpoints, detectProvider, NO_KEY, resolveProvider, vendorKeyName } from "./resolve.js";
 
 const config = (raw: Record<string, unknown> = {}): HermesConfig => configSchema.parse(raw);
 const HOME = "/tmp/hermes-home-for-messages";
@@ -94,9 +94,9 @@ describe("resolveProvider: explicit built-in providers (b)", () => {
   });
 
   it("an unsupported provider without base_url says what is supported", () => {
-    const error = failure(config({ model: { provider: "nous" } }), { OPENROUTER_API_KEY: "k" });
+    const error = failure(config({ model: { provider: "bedrock" } }), { OPENROUTER_API_KEY: "k" });
     expect(error.code).toBe("auth_required");
-    expect(error.message).toContain('"nous" is not supported');
+    expect(error.message).toContain('"bedrock" is not supported');
     expect(error.message).toContain("providers:");
   });
 
@@ -190,5 +190,93 @@ describe("vendorKeyName", () => {
     ["::1", undefined],
   ])("%s → %s", (host, expected) => {
     expect(vendorKeyName(host)).toBe(expected);
+  });
+});
+
+describe("resolveProvider: Anthropic, Nous and api_mode", () => {
+  it("anthropic: native Messages API, ANTHROPIC_API_KEY then ANTHROPIC_TOKEN, default model", () => {
+    const resolved = resolveProvider(config({ model: { provider: "anthropic" } }), { ANTHROPIC_API_KEY: "sk-ant-1", ANTHROPIC_TOKEN: "tok" }, HOME);
+    expect(resolved).toMatchObject({ provider: "anthropic", apiMode: "anthropic_messages", baseUrl: "https://api.anthropic.com", apiKey: "sk-ant-1", model: "claude-sonnet-4-6" });
+    expect(resolveProvider(config({ model: { provider: "claude", default: "claude-opus-4-5" } }), { ANTHROPIC_TOKEN: "tok-2" }, HOME)).toMatchObject({ provider: "anthropic", apiKey: "tok-2", model: "claude-opus-4-5" });
+    const error = failure(config({ model: { provider: "anthropic" } }), { OPENROUTER_API_KEY: "k" });
+    expect(error.code).toBe("auth_required");
+    expect(error.message).toContain("ANTHROPIC_API_KEY");
+  });
+
+  it("nous: Nous Portal's OpenAI-compatible API with NOUS_API_KEY", () => {
+    const resolved = resolveProvider(config({ model: { provider: "nous" } }), { NOUS_API_KEY: "nous-1" }, HOME);
+    expect(resolved).toMatchObject({ provider: "nous", apiMode: "chat_completions", baseUrl: "https://inference-api.nousresearch.com/v1", apiKey: "nous-1" });
+    expect(failure(config({ model: { provider: "nous" } }), {}).message).toContain("NOUS_API_KEY");
+  });
+
+  it("auto: OpenRouter, then OpenAI, then Anthropic, then Nous", () => {
+    const all = { OPENROUTER_API_KEY: "or", OPENAI_API_KEY: "oa", ANTHROPIC_API_KEY: "an", NOUS_API_KEY: "no" };
+    expect(resolveProvider(config(), all, HOME).provider).toBe("openrouter");
+    expect(resolveProvider(config(), { ...all, OPENROUTER_API_KEY: "" }, HOME).provider).toBe("openai");
+    const anthropic = resolveProvider(config(), { ANTHROPIC_API_KEY: "an", NOUS_API_KEY: "no" }, HOME);
+    expect(anthropic).toMatchObject({ provider: "anthropic", apiMode: "anthropic_messages", source: "auto: env ANTHROPIC_API_KEY; model: default for anthropic" });
+    expect(resolveProvider(config(), { NOUS_API_KEY: "no" }, HOME).provider).toBe("nous");
+  });
+
+  it("detects anthropic_messages from the URL (api.anthropic.com, a path ending in /anthropic), or takes api_mode", () => {
+    const env = { ANTHROPIC_API_KEY: "an", MINIMAX_API_KEY: "mm" };
+    expect(resolveProvider(config({ model: { base_url: "https://api.anthropic.com", default: "m" } }), env, HOME)).toMatchObject({ provider: "anthropic", apiMode: "anthropic_messages", apiKey: "an" });
+    expect(resolveProvider(config({ model: { base_url: "https://api.minimax.io/anthropic", default: "m" } }), env, HOME)).toMatchObject({ apiMode: "anthropic_messages", apiKey: "mm" });
+    expect(resolveProvider(config({ model: { base_url: "https://proxy.example.com/anthropic/v1/", default: "m" } }), env, HOME).apiMode).toBe("anthropic_messages");
+    expect(resolveProvider(config({ model: { base_url: "http://127.0.0.1:9/v1", api_mode: "anthropic_messages", default: "m" } }), env, HOME).apiMode).toBe("anthropic_messages");
+    expect(resolveProvider(config({ model: { base_url: "http://127.0.0.1:9/v1", api_mode: "codex_responses", default: "m" } }), env, HOME).apiMode).toBe("chat_completions");
+    const providers = { mm: { base_url: "http://127.0.0.1:9", api_mode: "anthropic_messages", model: "MiniMax-M2" }, plain: { base_url: "https://x.example.com/anthropic" } };
+    expect(resolveProvider(config({ model: { provider: "mm" }, providers }), {}, HOME)).toMatchObject({ apiMode: "anthropic_messages", model: "MiniMax-M2" });
+    expect(resolveProvider(config({ model: { provider: "plain", default: "m" }, providers }), {}, HOME).apiMode).toBe("anthropic_messages");
+  });
+});
+
+describe("resolveProvider with a target (model switching)", () => {
+  const env = { OPENROUTER_API_KEY: "or", ANTHROPIC_API_KEY: "an" };
+
+  it("keeps the configured endpoint when the target is the configured provider", () => {
+    const cfg = config({ model: { base_url: "http://127.0.0.1:8080/v1", api_key: "local-key", default: "a" } });
+    const resolved = resolveProvider(cfg, env, HOME, { provider: "custom", model: "b" });
+    expect(resolved).toMatchObject({ provider: "custom", baseUrl: "http://127.0.0.1:8080/v1", apiKey: "local-key", model: "b" });
+    expect(resolved.source).toContain("model: requested");
+  });
+
+  it("resolves another provider as if model.provider named it, without the configured base_url, key or api_mode", () => {
+    const cfg = config({ model: { base_url: "http://127.0.0.1:8080/v1", api_key: "local-key", api_mode: "chat_completions", default: "a" } });
+    expect(resolveProvider(cfg, env, HOME, { provider: "anthropic", model: "claude-sonnet-4-6" })).toMatchObject({
+      provider: "anthropic",
+      apiMode: "anthropic_messages",
+      baseUrl: "https://api.anthropic.com",
+      apiKey: "an",
+      model: "claude-sonnet-4-6",
+    });
+    expect(resolveProvider(cfg, env, HOME, { provider: "openrouter", model: "" }).model).toBe("anthropic/claude-sonnet-4");
+    expect(() => resolveProvider(cfg, env, HOME, { provider: "nous", model: "x" })).toThrow("NOUS_API_KEY");
+  });
+
+  it("switches to a named provider entry", () => {
+    const cfg = config({ model: { provider: "openrouter" }, providers: { local: { base_url: "http://127.0.0.1:1234/v1", models: ["q"] } } });
+    expect(resolveProvider(cfg, env, HOME, { provider: "LOCAL", model: "q2" })).toMatchObject({ provider: "local", baseUrl: "http://127.0.0.1:1234/v1", model: "q2" });
+  });
+});
+
+describe("configuredEndpoints", () => {
+  it("lists the configured endpoint first, then providers: entries, then built-ins with a key, each once", () => {
+    const cfg = config({
+      model: { provider: "local", default: "q-default" },
+      providers: { local: { base_url: "http://127.0.0.1:1234/v1", models: ["q1", "q2"] }, openrouter: { base_url: "http://proxy.internal/v1", models: ["x"] } },
+    });
+    const endpoints = configuredEndpoints(cfg, { OPENROUTER_API_KEY: "or", ANTHROPIC_TOKEN: "tok" });
+    expect(endpoints.map((e) => [e.provider, e.apiMode, e.models])).toEqual([
+      ["local", "chat_completions", ["q-default", "q1", "q2"]],
+      ["openrouter", "chat_completions", ["x"]],
+      ["anthropic", "anthropic_messages", ["claude-sonnet-4-6"]],
+    ]);
+    expect(endpoints[2]?.apiKey).toBe("tok");
+  });
+
+  it("is empty when nothing is configured, and leaves out entries it cannot resolve", () => {
+    expect(configuredEndpoints(config(), {})).toEqual([]);
+    expect(configuredEndpoints(config({ providers: { bad: { base_url: "not a url" } } }), {})).toEqual([]);
   });
 });

@@ -44,7 +44,10 @@ export interface TokenUsage {
   outputTokens: number;
   totalTokens: number;
   reasoningTokens?: number;
+  /** Prompt tokens read from the provider's prompt cache (part of `inputTokens`). */
   cachedTokens?: number;
+  /** Prompt tokens written to the provider's prompt cache (part of `inputTokens`; Anthropic only). */
+  cacheWriteTokens?: number;
 }
 
 export type ProviderErrorKind =
@@ -85,11 +88,17 @@ export interface Provider {
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ProviderEvent>;
 }
 
+/**
+ * The wire API an endpoint speaks: OpenAI chat completions, or Anthropic's native Messages API
+ * (`api.anthropic.com`, and endpoints whose path ends in `/anthropic`).
+ */
+export type ApiMode = "chat_completions" | "anthropic_messages";
+
 /** Where and how to call the model, after provider resolution. Contains the API key: never log it. */
 export interface ResolvedProvider {
-  /** Provider id, lower case: `openrouter`, `openai`, `custom`, … */
+  /** Provider id: `openrouter`, `openai`, `anthropic`, `nous`, `ollama`, `custom`, or a `providers:` entry name. */
   provider: string;
-  apiMode: "chat_completions";
+  apiMode: ApiMode;
   baseUrl: string;
   apiKey: string;
   model: string;

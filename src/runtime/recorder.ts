@@ -15,7 +15,8 @@ export class SessionRecorder {
 
   constructor(
     private readonly store: StateStore,
-    readonly meta: SessionMeta,
+    /** What the session row is written with; replaced by `switchModel`. */
+    public meta: SessionMeta,
   ) {}
 
   /** Writes a message; a tool result's outcome is stored beside it for replay. */
@@ -29,6 +30,17 @@ export class SessionRecorder {
 
   addUsage(usage: { input: number; output: number; reasoning: number }): void {
     this.guard("save token usage", () => this.store.updateUsage(this.meta.id, usage));
+  }
+
+  /**
+   * A model switch: later writes carry the new model, provider, base URL and system prompt (a
+   * session row not written yet is created with them); a stored row gets the new model and
+   * provider now.
+   */
+  switchModel(change: { model: string; provider: string; baseUrl: string; systemPrompt: string }): void {
+    const modelConfig = Object.freeze({ ...this.meta.modelConfig, base_url: change.baseUrl });
+    this.meta = Object.freeze({ ...this.meta, model: change.model, provider: change.provider, systemPrompt: change.systemPrompt, modelConfig });
+    this.guard("save the model switch", () => this.store.updateSessionMeta(this.meta.id, { model: change.model, provider: change.provider }));
   }
 
   end(reason: string): void {

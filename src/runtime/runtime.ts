@@ -1,30 +1,48 @@
-import { readFile } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { tryLoadConfig } from "../config/load.js";
 import { homePaths, type HomePaths } from "../config/paths.js";
+import { forgetStoredCredentials, type ForgetReport } from "../config/forget-credentials.js";
 import { addCommandAllowlistEntry } from "../config/write.js";
 import type { HermesConfig } from "../config/schema.js";
+import { ModelCatalog, type CatalogEntry } from "../llm/catalog.js";
 import { detectProvider, resolveProvider } from "../llm/resolve.js";
 import type { ChatMessage, Provider, ResolvedProvider } from "../llm/types.js";
 import { HermesError } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
+import { log } from "../shared/logger.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { hermesAcpTools } from "../tools/toolsets.js";
 import type { ToolOutcome } from "../agent/loop.js";
-import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { StateStore } from "../store/state-store.js";
+import { resolveMcpServers, type McpServerInput } from "./mcp/server-spec.js";
+import { SessionMcp } from "./mcp/session-mcp.js";
+import { afterLastReset } from "./history-reset.js";
 import { SessionRecorder } from "./recorder.js";
 import { createSessionSearchPort } from "./session-search-port.js";
+import { resolveModelChoice } from "./model-switch.js";
 import { AgentSession } from "./session.js";
+import { sessionContextWindow, type ModelWindowLookup } from "./session-context.js";
+import { buildSessionSystemPrompt, storedPromptFits } from "./session-prompt.js";
 
 export interface TranscriptEntry {
   message: ChatMessage;
   toolOutcome?: ToolOutcome;
 }
 
+/** What a session is opened with besides its cwd. */
+export interface SessionOpenOptions {
+  /**
+   * MCP servers the editor passed (already validated: unique names). They, and config.yaml's
+   * `mcp_servers`, connect in the background; see SessionMcp.
+   */
+  mcpServers?: readonly McpServerInput[];
+}
+
 export interface RuntimeOptions {
   home: string;
   env?: NodeJS.ProcessEnv;
+  /** Context windows from the providers' model lists (a cached catalog), when known. */
+  contextWindowLookup?: ModelWindowLookup;
 }
 
 /**
@@ -37,11 +55,15 @@ export class Runtime {
   readonly store: StateStore;
   private readonly env: NodeJS.ProcessEnv;
   private providerCache: { key: string; provider: Provider } | undefined;
+  /** The model picker's catalog; live model lists are fetched on first use only, then cached. */
+  readonly models = new ModelCatalog();
+  private readonly contextWindowLookup: ModelWindowLookup | undefined;
 
   constructor(options: RuntimeOptions) {
     this.paths = homePaths(options.home);
     this.store = new StateStore(this.paths.stateDb);
     this.env = options.env ?? process.env;
+    this.contextWindowLookup = options.contextWindowLookup ?? ((provider, model) => this.models.contextLength(provider, model));
   }
 
   /** Current config.yaml, validated. Throws HermesError `config_invalid` naming the problem. */
@@ -63,6 +85,16 @@ export class Runtime {
     return resolveProvider(config, this.env);
   }
 
+  /**
+   * `logout`: forgets the provider credentials Hermes stores, for this process too (see
+   * `forgetStoredCredentials`). Sessions already open keep the provider they were opened with
+   * until they close; new sessions need a provider again. Never throws.
+   */
+  forgetCredentials(): ForgetReport {
+    this.providerCache = undefined;
+    return forgetStoredCredentials(this.paths.home, this.env);
+  }
+
   /** Why no provider can be used right now: the config error, or the "run --setup" advice. */
   authRequiredError(): HermesError {
     try {
@@ -78,21 +110,13 @@ export class Runtime {
    * Throws HermesError `invalid_params` for a relative cwd, `config_invalid` for a broken
    * config.yaml, `auth_required` without a provider.
    */
-  async createSession(cwd: string, options: { source?: string } = {}): Promise<AgentSession> {
+  async createSession(cwd: string, options: { source?: string } & SessionOpenOptions = {}): Promise<AgentSession> {
     requireAbsolute(cwd);
     const config = this.loadConfig();
     const resolved = this.resolve(config);
     const id = newId();
-    const identity = await readOptional(this.paths.soulFile);
-    const systemPrompt = buildSystemPrompt({
-      ...(identity ? { identity } : {}),
-      cwd,
-      model: resolved.model,
-      provider: resolved.provider,
-      startedAt: new Date(),
-      platform: process.platform,
-    });
-    return this.assemble({ id, cwd, config, resolved, systemPrompt, source: options.source ?? "acp" });
+    const systemPrompt = await this.systemPrompt(config, resolved, cwd, new Date());
+    return this.assemble({ id, cwd, config, resolved, systemPrompt, source: options.source ?? "acp", mcpServers: options.mcpServers ?? [] });
   }
 
   /**
@@ -100,12 +124,16 @@ export class Runtime {
    * and frozen system prompt (rebuilt when the model or provider changed since). Undefined when
    * no such session is stored. Throws like `createSession` for config and provider problems.
    */
-  async restoreSession(id: string, cwd?: string): Promise<AgentSession | undefined> {
-    return (await this.restoreWithTranscript(id, cwd))?.session;
+  async restoreSession(id: string, cwd?: string, options: SessionOpenOptions = {}): Promise<AgentSession | undefined> {
+    return (await this.restoreWithTranscript(id, cwd, options))?.session;
   }
 
   /** `restoreSession`, also answering the stored transcript (read once) for a replay. */
-  async restoreWithTranscript(id: string, cwd?: string): Promise<{ session: AgentSession; transcript: TranscriptEntry[] } | undefined> {
+  async restoreWithTranscript(
+    id: string,
+    cwd?: string,
+    options: SessionOpenOptions = {},
+  ): Promise<{ session: AgentSession; transcript: TranscriptEntry[] } | undefined> {
     if (cwd !== undefined) requireAbsolute(cwd);
     const record = this.store.getSession(id);
     if (!record) return undefined;
@@ -115,16 +143,9 @@ export class Runtime {
     const sessionCwd = cwd ?? record.cwd ?? process.cwd();
     const stored = record.systemPrompt;
     const systemPrompt =
-      stored && stored.includes(`Model: ${resolved.model}\n`) && stored.includes(`Provider: ${resolved.provider}`) && sessionCwd === record.cwd
+      storedPromptFits(stored, resolved.model, resolved.provider) && sessionCwd === record.cwd
         ? stored
-        : buildSystemPrompt({
-            ...(await readOptional(this.paths.soulFile).then((identity) => (identity ? { identity } : {}))),
-            cwd: sessionCwd,
-            model: resolved.model,
-            provider: resolved.provider,
-            startedAt: new Date(record.startedAt),
-            platform: process.platform,
-          });
+        : await this.systemPrompt(config, resolved, sessionCwd, new Date(record.startedAt));
     const session = await this.assemble({
       id,
       cwd: sessionCwd,
@@ -135,25 +156,36 @@ export class Runtime {
       history: transcript.map((entry) => entry.message),
       title: record.title,
       parentSessionId: record.parentSessionId,
+      mcpServers: options.mcpServers ?? [],
     });
     return { session, transcript };
   }
 
   /** A copy of a stored session under a new id, in `cwd`, with `parent_session_id` set. */
-  async forkSession(sourceId: string, cwd: string): Promise<AgentSession | undefined> {
+  async forkSession(sourceId: string, cwd: string, options: SessionOpenOptions = {}): Promise<AgentSession | undefined> {
     requireAbsolute(cwd);
     if (!this.store.getSession(sourceId)) return undefined;
     const newIdValue = newId();
     this.store.forkSession(sourceId, { newId: newIdValue, cwd });
-    return this.restoreSession(newIdValue, cwd);
+    return this.restoreSession(newIdValue, cwd, options);
+  }
+
+  /**
+   * Connects MCP servers the editor names again for a session that stays live (a load or resume
+   * of a session already open): servers it already has are kept, new ones start in the background.
+   */
+  addMcpServers(session: AgentSession, servers: readonly McpServerInput[]): void {
+    if (!session.mcp || servers.length === 0) return;
+    const loaded = tryLoadConfig(this.paths.home);
+    session.mcp.start(this.mcpSpecs(servers, loaded.ok ? loaded.config : undefined));
   }
 
   /**
    * The stored conversation of a session with each tool result's outcome, for replaying it to an
-   * editor. Empty when nothing is stored.
+   * editor and restoring it: what follows the last `/reset` marker. Empty when nothing is stored.
    */
   transcript(id: string): TranscriptEntry[] {
-    return this.store.loadMessageRows(id).map((row) => {
+    const entries = this.store.loadMessageRows(id).map((row) => {
       const outcome = row.toolDetails as Partial<ToolOutcome> | undefined;
       const entry: TranscriptEntry = { message: row.message as ChatMessage };
       if (outcome && typeof outcome === "object" && typeof outcome.isError === "boolean") {
@@ -161,6 +193,47 @@ export class Runtime {
       }
       return entry;
     });
+    return afterLastReset(entries, (entry) => entry.message);
+  }
+
+  /**
+   * The model picker's choices (`provider:model`, the configured default first): every configured
+   * provider's declared models plus its live `/models` list, fetched now when not cached (each
+   * within 1.5 s, once per process). Never called at start-up; never rejects (a broken
+   * config.yaml gives []).
+   */
+  async catalog(): Promise<CatalogEntry[]> {
+    const loaded = tryLoadConfig(this.paths.home);
+    return loaded.ok ? this.models.list(loaded.config, this.env) : [];
+  }
+
+  /** The picker's choices known without I/O: declared models plus the lists fetched earlier. Never throws. */
+  catalogSnapshot(): CatalogEntry[] {
+    const loaded = tryLoadConfig(this.paths.home);
+    return loaded.ok ? this.models.snapshot(loaded.config, this.env) : [];
+  }
+
+  /**
+   * Resolves a picker value or `/model` argument (`provider:model`, or a model on `current`'s
+   * provider); see `resolveModelChoice`. Throws HermesError `invalid_params` or `config_invalid`.
+   */
+  resolveModel(value: string, current?: ResolvedProvider): ResolvedProvider {
+    return resolveModelChoice(this.loadConfig(), this.env, this.paths.home, value, current);
+  }
+
+  /**
+   * Switches `session` to `value` (see `resolveModel`) from its next turn: the provider for the
+   * new endpoint, the system prompt rebuilt for the new model (SOUL.md, project context,
+   * environment), state.db updated. Callers make sure no turn is running. Throws like
+   * `resolveModel`, leaving the session unchanged.
+   */
+  async switchModel(session: AgentSession, value: string): Promise<ResolvedProvider> {
+    const config = this.loadConfig();
+    const resolved = resolveModelChoice(config, this.env, this.paths.home, value, session.resolved);
+    const provider = await this.providerFor(resolved);
+    const systemPrompt = await this.systemPrompt(config, resolved, session.cwd, new Date());
+    session.setModel(resolved, provider, systemPrompt);
+    return resolved;
   }
 
   private async assemble(input: {
@@ -173,6 +246,7 @@ export class Runtime {
     history?: ChatMessage[];
     title?: string | null;
     parentSessionId?: string | null;
+    mcpServers: readonly McpServerInput[];
   }): Promise<AgentSession> {
     const { config, resolved } = input;
     const meta = this.store.createSession({
@@ -185,14 +259,20 @@ export class Runtime {
       parentSessionId: input.parentSessionId ?? null,
       modelConfig: { base_url: resolved.baseUrl },
     });
+    const tools = new ToolRegistry(hermesAcpTools());
+    const provider = await this.providerFor(resolved);
+    const mcp = new SessionMcp({ cwd: input.cwd, env: this.env, tools });
+    mcp.start(this.mcpSpecs(input.mcpServers, config));
     return new AgentSession({
       id: input.id,
       cwd: input.cwd,
       config,
       resolved,
-      provider: await this.providerFor(resolved),
-      tools: new ToolRegistry(hermesAcpTools()),
+      provider,
+      tools,
+      mcp,
       systemPrompt: input.systemPrompt,
+      ...(this.contextWindowLookup ? { contextWindowLookup: this.contextWindowLookup } : {}),
       hermesHome: this.paths.home,
       recorder: new SessionRecorder(this.store, meta),
       ports: { sessionSearch: createSessionSearchPort(this.store, input.id) },
@@ -208,11 +288,34 @@ export class Runtime {
     });
   }
 
+  /** A session's system prompt, built once (SOUL.md, project context of `cwd`, environment). */
+  private systemPrompt(config: HermesConfig, resolved: ResolvedProvider, cwd: string, startedAt: Date): Promise<string> {
+    return buildSessionSystemPrompt({
+      soulFile: this.paths.soulFile,
+      cwd,
+      model: resolved.model,
+      provider: resolved.provider,
+      startedAt,
+      contextWindow: sessionContextWindow(config, resolved.provider, resolved.model, this.contextWindowLookup),
+    });
+  }
+
+  /** The editor's servers merged with config.yaml's; unusable config entries are logged and skipped. */
+  private mcpSpecs(servers: readonly McpServerInput[], config: HermesConfig | undefined) {
+    const { specs, problems } = resolveMcpServers(servers, config?.mcp_servers ?? {}, this.env);
+    for (const problem of problems) log.warn(`config.yaml mcp_servers.${problem.name} skipped: ${problem.reason}`);
+    return specs;
+  }
+
+  /** The wire provider for `resolved.apiMode` (openai-chat or anthropic), each module loaded on first use. */
   private async providerFor(resolved: ResolvedProvider): Promise<Provider> {
-    const key = `${resolved.provider}\n${resolved.baseUrl}\n${resolved.apiKey}`;
+    const key = `${resolved.apiMode}\n${resolved.provider}\n${resolved.baseUrl}\n${resolved.apiKey}`;
     if (this.providerCache?.key === key) return this.providerCache.provider;
-    const { createOpenAiChatProvider } = await import("../llm/openai-chat.js");
-    const provider = createOpenAiChatProvider({ id: resolved.provider, baseUrl: resolved.baseUrl, apiKey: resolved.apiKey });
+    const options = { id: resolved.provider, baseUrl: resolved.baseUrl, apiKey: resolved.apiKey };
+    const provider =
+      resolved.apiMode === "anthropic_messages"
+        ? (await import("../llm/anthropic.js")).createAnthropicProvider(options)
+        : (await import("../llm/openai-chat.js")).createOpenAiChatProvider(options);
     this.providerCache = { key, provider };
     return provider;
   }
@@ -221,13 +324,5 @@ export class Runtime {
 function requireAbsolute(cwd: unknown): asserts cwd is string {
   if (typeof cwd !== "string" || !isAbsolute(cwd)) {
     throw new HermesError("invalid_params", `cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
-  }
-}
-
-async function readOptional(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch {
-    return undefined;
   }
 }

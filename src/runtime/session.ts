@@ -8,8 +8,14 @@ import type { ToolPorts } from "../tools/ports.js";
 import { ToolSessionState } from "../tools/session-state.js";
 import { SessionApprovals, type ApprovalSettings, type PermissionAsker } from "./approvals.js";
 import { planModeRefusal } from "./edit-policy.js";
+import type { SessionMcp } from "./mcp/session-mcp.js";
 import type { SessionRecorder } from "./recorder.js";
+import { keyHint } from "./key-hint.js";
 import { titleFromPrompt } from "./title.js";
+import { resetMarker } from "./history-reset.js";
+import { resetReadDedup } from "../tools/file-tracker/file-tracker.js";
+import type { CompressionReport, ContextCompressor, Summarize } from "../agent/compression.js";
+import { createSessionCompressor, type ModelWindowLookup, type SessionContextUsage } from "./session-context.js";
 
 export interface SessionParts {
   id: string;
@@ -28,6 +34,12 @@ export interface SessionParts {
   title?: string | null;
   /** Ports every turn gets besides approvals (session search). */
   ports?: ToolPorts;
+  /** The session's MCP servers; their tools join `tools` (see SessionMcp for when). */
+  mcp?: SessionMcp;
+  /** The provider's model list, for the model's context window (see `resolveContextWindow`). */
+  contextWindowLookup?: ModelWindowLookup;
+  /** Replaces the compression summary call to the session's own model. */
+  summarize?: Summarize;
 }
 
 export interface PromptResult extends TurnResult {
@@ -44,13 +56,16 @@ export class AgentSession {
   readonly id: string;
   readonly cwd: string;
   readonly history: ChatMessage[];
-  readonly systemPrompt: string;
+  /** Sent byte for byte every turn; replaced only by `setModel`. */
+  systemPrompt: string;
   /** State the session's tools keep between turns (terminal, processes, caches). */
   readonly toolState = new ToolSessionState();
   /** Edit mode and the dangerous-command patterns allowed for this session. */
   readonly approvals: SessionApprovals;
   private title: string | null;
-  private readonly parts: SessionParts;
+  private parts: SessionParts;
+  /** What the model is sent of `history` (compressed past the threshold; history stays whole). */
+  private readonly context: ContextCompressor;
 
   constructor(parts: SessionParts) {
     this.parts = parts;
@@ -60,6 +75,17 @@ export class AgentSession {
     this.title = parts.title ?? null;
     this.systemPrompt = parts.systemPrompt;
     this.approvals = new SessionApprovals({ cwd: parts.cwd, ...parts.approvalSettings });
+    this.context = createSessionCompressor({
+      config: parts.config,
+      model: () => this.model,
+      provider: () => this.parts.provider,
+      providerId: () => this.providerId,
+      systemPrompt: () => this.systemPrompt,
+      tools: parts.tools,
+      toolState: this.toolState,
+      contextWindowLookup: parts.contextWindowLookup,
+      summarize: parts.summarize,
+    });
   }
 
   get model(): string {
@@ -68,6 +94,24 @@ export class AgentSession {
 
   get providerId(): string {
     return this.parts.resolved.provider;
+  }
+
+  /** Endpoint, key and model the next turn uses. Contains the API key: never log it. */
+  get resolved(): ResolvedProvider {
+    return this.parts.resolved;
+  }
+
+  /**
+   * Switches model and possibly provider from the next turn on; a running turn keeps the model
+   * it started with, so callers switch between turns. The frozen system prompt's `Model:` /
+   * `Provider:` lines would no longer match, so it is replaced: by `systemPrompt` when given (the
+   * runtime rebuilds it, as Hermes rebuilds the agent), else by the old prompt with those lines
+   * rewritten. state.db records the new model and provider. Never throws.
+   */
+  setModel(resolved: ResolvedProvider, provider: Provider, systemPrompt?: string): void {
+    this.parts = { ...this.parts, resolved, provider };
+    this.systemPrompt = systemPrompt ?? withModelLines(this.systemPrompt, resolved.model, resolved.provider);
+    this.parts.recorder.switchModel({ model: resolved.model, provider: resolved.provider, baseUrl: resolved.baseUrl, systemPrompt: this.systemPrompt });
   }
 
   get tools(): ToolRegistry {
@@ -83,9 +127,14 @@ export class AgentSession {
     return this.parts.config.approvals.timeout * 1000;
   }
 
-  /** Releases what the session's tools hold (background processes, shells). Never throws. */
-  dispose(): Promise<void> {
-    return this.toolState.dispose();
+  /** The session's MCP servers, when it has any. */
+  get mcp(): SessionMcp | undefined {
+    return this.parts.mcp;
+  }
+
+  /** Releases what the session's tools hold (background processes, shells, MCP servers). Never throws. */
+  async dispose(): Promise<void> {
+    await Promise.allSettled([this.toolState.dispose(), this.parts.mcp?.dispose()]);
   }
 
   /** Marks the session ended in state.db (history is kept). Never throws. */
@@ -100,9 +149,18 @@ export class AgentSession {
    */
   async prompt(
     content: string | UserContentPart[],
-    options: { emit: EmitAgentEvent; signal: AbortSignal; asker: PermissionAsker; ports?: ToolPorts },
+    options: {
+      emit: EmitAgentEvent;
+      signal: AbortSignal;
+      asker: PermissionAsker;
+      ports?: ToolPorts;
+      /** `/steer` guidance for this turn, taken after each tool batch (see TurnInput.takeSteering). */
+      takeSteering?: () => string | undefined;
+    },
   ): Promise<PromptResult> {
     const { config, resolved, recorder } = this.parts;
+    // MCP servers still starting get a bounded wait, so their tools are there for the first model call.
+    await this.parts.mcp?.beforeTurn(options.signal);
     const ports: ToolPorts = { ...this.parts.ports, ...options.ports, ...this.approvals.ports(options.asker, options.signal) };
     const result = await runTurn({
       provider: this.parts.provider,
@@ -113,6 +171,9 @@ export class AgentSession {
       user: { role: "user", content },
       maxTurns: config.agent.max_turns,
       ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
+      providerLabel: resolved.provider,
+      ...(keyHint(resolved) ? { keyHint: keyHint(resolved) } : {}),
+      retry: { maxAttempts: config.agent.api_max_retries },
       toolContext: {
         sessionId: this.id,
         cwd: this.cwd,
@@ -122,10 +183,15 @@ export class AgentSession {
         state: this.toolState,
       },
       signal: options.signal,
-      emit: options.emit,
+      emit: (event) => {
+        if (event.type === "usage") this.context.noteUsage(event.usage, this.history);
+        options.emit(event);
+      },
+      prepareMessages: (history, signal) => this.context.prepareMessages(history, signal),
       onAppend: (message, toolOutcome) => recorder.append(message, toolOutcome),
       newMessageId: newId,
       toolGate: (tool) => (this.approvals.mode === "plan" ? planModeRefusal(tool) : undefined),
+      ...(options.takeSteering ? { takeSteering: options.takeSteering } : {}),
     });
     if (result.usage) {
       recorder.addUsage({ input: result.usage.inputTokens, output: result.usage.outputTokens, reasoning: result.usage.reasoningTokens ?? 0 });
@@ -138,10 +204,63 @@ export class AgentSession {
     return { ...result, ...(title ? { title } : {}) };
   }
 
+  /**
+   * The context meter: `used` = estimated tokens of the next request (system prompt, the
+   * messages the model would be sent, tool schemas; calibrated by the provider's last reported
+   * prompt tokens), `size` = the model's context window (ACP `usage_update`). `tokens` / `window`
+   * repeat them for `/context`, with the compression threshold and whether it is automatic.
+   */
+  contextUsage(): SessionContextUsage {
+    const used = this.context.estimate(this.history);
+    const size = this.context.window();
+    const { threshold, enabled } = this.parts.config.compression;
+    return { used, size, tokens: used, window: size, threshold, enabled };
+  }
+
+  /**
+   * `/compress`: summarizes the middle of the conversation now, whatever the threshold. The
+   * history (and state.db) keep every message; the model is sent the compressed view from the
+   * next call on, and read_file's dedup is reset. Resolves with `report.text` =
+   * `A -> B messages, ~X -> ~Y tokens` (or why nothing was compressed); rejects with HermesError
+   * `provider_error` when the summary call fails, or an AbortError when `signal` fires. During
+   * a turn it waits for the turn's own compression check, never racing it.
+   */
+  compress(signal: AbortSignal): Promise<CompressionReport> {
+    return this.context.compressNow(this.history, signal);
+  }
+
+  /**
+   * `/reset`: clears the conversation in place (same id, same title). The model sees none of it
+   * from the next turn on, and reads are no longer deduplicated against results it lost. state.db
+   * keeps the earlier messages behind a reset marker (see history-reset.ts), so a later load,
+   * resume or fork starts after it too. Must not be called while a turn runs.
+   */
+  resetHistory(): void {
+    if (this.history.length === 0) return;
+    this.history.length = 0;
+    this.parts.recorder.append(resetMarker());
+    resetReadDedup(this.toolState);
+  }
+
   private firstTitle(): string | undefined {
     const first = this.history.find((message) => message.role === "user");
     if (!first) return undefined;
     const text = typeof first.content === "string" ? first.content : first.content.map((part) => (part.type === "text" ? part.text : "")).join(" ");
     return titleFromPrompt(text) || undefined;
   }
+}
+
+/** `prompt` with its last `Model:` and `Provider:` lines replaced (appended when missing). */
+function withModelLines(prompt: string, model: string, provider: string): string {
+  let result = prompt;
+  for (const [label, value] of [["Model", model], ["Provider", provider]] as const) {
+    const line = new RegExp(`^${label}: .*$`, "gm");
+    const matches = [...result.matchAll(line)];
+    const last = matches.at(-1);
+    result =
+      last?.index === undefined
+        ? `${result}\n${label}: ${value}`
+        : `${result.slice(0, last.index)}${label}: ${value}${result.slice(last.index + last[0].length)}`;
+  }
+  return result;
 }

@@ -134,7 +134,47 @@ export interface SessionSearchPort {
   recent(limit: number): Promise<SessionSearchSession[]>;
 }
 
+/** One command for the editor's own terminal (ACP `terminal/create`). */
+export interface ClientTerminalRequest {
+  /** Program to run (for the terminal tool: `bash`). */
+  command: string;
+  args: string[];
+  /** Absolute directory the command starts in. */
+  cwd: string;
+  /** Variables added to the editor's environment for the command. */
+  env?: Record<string, string>;
+  /** Output the editor keeps (it drops the beginning past this). */
+  outputByteLimit?: number;
+  /** Kill the command after this many milliseconds. */
+  timeoutMs: number;
+  /** Called once the terminal exists, before waiting, so the tool call can embed it. */
+  onStarted?: (terminalId: string) => void;
+}
+
+/** How a client terminal command ended. */
+export interface ClientTerminalOutcome {
+  terminalId: string;
+  /** What the editor kept of the output, as it gave it (not cleaned or capped). */
+  output: string;
+  /** True when the editor dropped the beginning of the output. */
+  truncated: boolean;
+  /** Exit code; 128 + signal number when a signal ended it; -1 when unknown. */
+  exitCode: number;
+  /** The signal that ended the command, when the editor says. */
+  signal?: string;
+  timedOut: boolean;
+  /** True when `signal` (the turn's cancellation) stopped it. */
+  interrupted: boolean;
+}
+
 export interface ToolPorts {
+  /**
+   * Runs a command in the editor's terminal (present only when the editor offers terminals):
+   * creates it, reports its id, waits for the exit (killing it on `signal` or the timeout),
+   * collects the output and releases it. Rejects only when the terminal could not be created or
+   * the editor failed before the command was known to have started.
+   */
+  runInClientTerminal?: (request: ClientTerminalRequest, signal: AbortSignal) => Promise<ClientTerminalOutcome>;
   /** Reads a text file. The runtime may route this through the editor's buffers. */
   readTextFile?: (path: string) => Promise<string>;
   /** Writes a text file. The runtime may route this through the editor so its buffers stay in sync. */

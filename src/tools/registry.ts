@@ -27,12 +27,12 @@ export class ToolRegistry {
     return [...this.tools.values()];
   }
 
-  /** JSON schemas for the model, one per tool, derived from the zod params. */
+  /** JSON schemas for the model, one per tool: the tool's own `jsonSchema`, else derived from the zod params. */
   schemas(): ToolSchema[] {
     return this.list().map((tool) => ({
       name: tool.name,
       description: tool.description,
-      parameters: toParametersSchema(tool.params),
+      parameters: tool.jsonSchema ?? toParametersSchema(tool.params),
     }));
   }
 }

@@ -63,6 +63,11 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   /** True when the tool changes files, processes or state; mutating calls never run concurrently. */
   mutating: boolean;
   params: Schema;
+  /**
+   * The parameters' JSON schema as the tool's source gave it (MCP servers). When set, the model is
+   * sent this schema instead of one derived from `params`, and `params` only checks loosely.
+   */
+  jsonSchema?: Record<string, unknown>;
   describe(args: z.infer<Schema>, ctx: DescribeContext): ToolDescription;
   /** May throw only for fatal errors; anything the model can fix is a result with `isError`. */
   execute(args: z.infer<Schema>, ctx: ToolContext): Promise<ToolResult>;

@@ -143,9 +143,10 @@ describe("hermes-acp over stdio", () => {
 
     const second = await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] });
     expect(second.stopReason).toBe("end_turn");
-    // The interrupted text stays in history and is sent to the model on the next call.
+    // The interrupted text stays in history and is sent to the model on the next call, and the
+    // next prompt carries the interrupted one (issue 6, as Hermes does).
     const sent = llm.requests.at(-1)?.body.messages.map((message: { role: string; content: unknown }) => [message.role, message.content]);
-    expect(sent).toEqual(expect.arrayContaining([["assistant", "partial "], ["user", "again"]]));
+    expect(sent).toEqual(expect.arrayContaining([["assistant", "partial "], ["user", "slow please\n\nUser correction/guidance after interrupt: again"]]));
   });
 
   it("answers session/new with -32000 when no provider is configured", async () => {

@@ -163,4 +163,66 @@ describe("fake-llm", () => {
     await expect(reader.read()).rejects.toThrow();
     await vi.waitFor(() => expect(server.inFlight()).toBe(0));
   });
+  it("cuts a stream after N chunks: no finish reason, no [DONE], the connection fails", async () => {
+    const server = await start({ text: "abc", chunks: ["a", "b", "c"], cutAfterChunks: 2 }, { text: "next" });
+    const response = await post(server, { model: "m", messages: [], stream: true });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    let received = "";
+    const failure = await (async () => {
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return undefined;
+          received += new TextDecoder().decode(value);
+        }
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(failure).toBeInstanceOf(Error);
+    expect(received).toContain('"content":"a"');
+    expect(received).toContain('"content":"b"');
+    expect(received).not.toContain('"content":"c"');
+    expect(received).not.toContain("finish_reason\":\"stop");
+    expect(received).not.toContain("[DONE]");
+    const next = (await sse(await post(server, { model: "m", messages: [], stream: true }))) as Chunk[];
+    expect(next.at(-1)).toBe("[DONE]");
+  });
+
+  it("stalls after N chunks until the client disconnects", async () => {
+    const server = await start({ text: "ab", chunks: ["a", "b"], stallAfterChunks: 1 });
+    const controller = new AbortController();
+    const response = await post(server, { model: "m", messages: [], stream: true }, { signal: controller.signal });
+    const reader = response.body!.getReader();
+    const { value } = await reader.read();
+    expect(new TextDecoder().decode(value)).toContain('"content":"a"');
+    expect(server.inFlight()).toBe(1);
+    controller.abort();
+    await expect(reader.read()).rejects.toThrow();
+    await vi.waitFor(() => expect(server.inFlight()).toBe(0));
+  });
+
+  it("ends with finish_reason length on text and on a tool call, and sends malformed arguments verbatim", async () => {
+    const server = await start(
+      { text: "cut short", finishReason: "length" },
+      { tool_calls: [{ id: "t1", name: "write_file", arguments: '{"path":"a.txt","content":"hal' }], finishReason: "length" },
+    );
+    const text = (await sse(await post(server, { model: "m", messages: [], stream: true }))) as Chunk[];
+    expect(text.find((c) => c.choices?.[0]?.finish_reason).choices[0].finish_reason).toBe("length");
+    const call = (await sse(await post(server, { model: "m", messages: [], stream: true }))) as Chunk[];
+    expect(call.find((c) => c.choices?.[0]?.finish_reason).choices[0].finish_reason).toBe("length");
+    const args = call
+      .filter((c) => c.choices?.[0]?.delta?.tool_calls)
+      .map((c) => c.choices[0].delta.tool_calls[0].function.arguments)
+      .join("");
+    expect(args).toBe('{"path":"a.txt","content":"hal');
+  });
+
+  it("answers 500 with an OpenAI-style error body", async () => {
+    const server = await start({ status: 500 });
+    const response = await post(server, { model: "m", messages: [], stream: true });
+    expect(response.status).toBe(500);
+    expect(((await response.json()) as Chunk).error.message).toContain("500");
+  });
 });

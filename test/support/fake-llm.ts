@@ -7,8 +7,10 @@
  * nothing. Every request is recorded, in arrival order, before it is answered, with when it arrived and
  * when its answer was fully written (so a benchmark can subtract the model's time from a round trip).
  *
- * Adding a step kind (fault injection: stall, cut stream, malformed arguments…) means one new member of
- * `ScriptStep` and one branch in `writeStep` calling its own writer.
+ * Adding a step kind means one new member of `ScriptStep` and one branch in `writeStep` calling its own
+ * writer. Faults: an HTTP error (`status`, e.g. 429 with a `retry-after` header, or 500), a stream cut
+ * mid-way (`cutAfterChunks`), a stall (`stallAfterChunks`), a truncated answer (`finishReason: "length"` on
+ * text or tool calls) and malformed tool-call arguments (a `string` that is not JSON).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -67,7 +69,24 @@ export interface HttpErrorStep {
   headers?: Record<string, string>;
 }
 
-export type ScriptStep = TextStep | ToolCallsStep | ReasoningStep | HttpErrorStep;
+/** An answer a fault step starts streaming before it misbehaves. */
+export type AnswerStep = TextStep | ToolCallsStep | ReasoningStep;
+
+/**
+ * A connection cut mid-stream: the first `cutAfterChunks` chunks of the answer are streamed (and handed to
+ * the socket), then the socket is destroyed with no finish chunk and no `[DONE]`. A non-streaming request
+ * gets its socket destroyed with no response.
+ */
+export type CutStreamStep = AnswerStep & { cutAfterChunks: number };
+
+/**
+ * A stalled stream: the first `stallAfterChunks` chunks of the answer are streamed, then nothing more and the
+ * connection stays open until the client disconnects (or the server closes). A non-streaming request
+ * never gets a response.
+ */
+export type StallStep = AnswerStep & { stallAfterChunks: number };
+
+export type ScriptStep = AnswerStep | HttpErrorStep | CutStreamStep | StallStep;
 
 export interface RecordedRequest {
   path: string;
@@ -120,9 +139,15 @@ interface Completion {
 /** The one dispatch point: each step kind has its own writer (or completion builder). */
 function writeStep(ctx: ReplyContext, step: ScriptStep): Promise<void> {
   if ("status" in step) return writeHttpError(ctx, step);
-  if ("tool_calls" in step) return writeCompletion(ctx, toolCallsCompletion(step));
-  if ("reasoning" in step) return writeCompletion(ctx, reasoningCompletion(step));
-  return writeCompletion(ctx, textCompletion(step));
+  if ("cutAfterChunks" in step) return writeCutStream(ctx, completionOf(step), step.cutAfterChunks);
+  if ("stallAfterChunks" in step) return writeStall(ctx, completionOf(step), step.stallAfterChunks);
+  return writeCompletion(ctx, completionOf(step));
+}
+
+function completionOf(step: AnswerStep): Completion {
+  if ("tool_calls" in step) return toolCallsCompletion(step);
+  if ("reasoning" in step) return reasoningCompletion(step);
+  return textCompletion(step);
 }
 
 /** Splits text into pieces of about three words, keeping whitespace, so streaming is real. */
@@ -235,18 +260,49 @@ async function writeCompletion(ctx: ReplyContext, completion: Completion): Promi
     });
     return;
   }
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-  res.flushHeaders();
-  const deltas = completion.deltas.length > 0 ? completion.deltas : [{ content: "" }];
-  for (const [i, delta] of deltas.entries()) {
-    if (i > 0 && completion.delayMs > 0) await sleep(completion.delayMs, ctx.signal);
-    const body = i === 0 ? { role: "assistant", ...delta } : delta;
-    if (!write(ctx, chunk(ctx, [{ index: 0, delta: body, logprobs: null, finish_reason: null }]))) return;
-  }
+  if (!(await writeDeltas(ctx, completion, Number.POSITIVE_INFINITY))) return;
   write(ctx, chunk(ctx, [{ index: 0, delta: {}, logprobs: null, finish_reason: completion.finishReason }]));
   if (wantUsage) write(ctx, chunk(ctx, [], { usage: fullUsage(ctx, completion) }));
   write(ctx, "data: [DONE]\n\n");
   res.end();
+}
+
+/**
+ * Sends the SSE headers and the first `limit` delta chunks (all when `limit` is infinite); with `flush`,
+ * each is handed to the socket before the next (so a fault that follows cannot discard it). Answers false
+ * when the client went away.
+ */
+async function writeDeltas(ctx: ReplyContext, completion: Completion, limit: number, flush = false): Promise<boolean> {
+  const { res } = ctx;
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  res.flushHeaders();
+  const deltas = completion.deltas.length > 0 ? completion.deltas : [{ content: "" }];
+  for (const [i, delta] of deltas.slice(0, limit).entries()) {
+    if (i > 0 && completion.delayMs > 0) await sleep(completion.delayMs, ctx.signal);
+    const body = i === 0 ? { role: "assistant", ...delta } : delta;
+    const text = chunk(ctx, [{ index: 0, delta: body, logprobs: null, finish_reason: null }]);
+    if (!flush) {
+      if (!write(ctx, text)) return false;
+      continue;
+    }
+    if (ctx.signal.aborted || res.destroyed) return false;
+    await new Promise<void>((resolve) => res.write(text, () => resolve()));
+  }
+  return !ctx.signal.aborted && !res.destroyed;
+}
+
+/** Streams `afterChunks` chunks, then destroys the socket: no finish reason, no `[DONE]`. */
+async function writeCutStream(ctx: ReplyContext, completion: Completion, afterChunks: number): Promise<void> {
+  if (ctx.stream) await writeDeltas(ctx, completion, afterChunks, true);
+  ctx.res.socket?.destroy();
+  ctx.res.destroy();
+}
+
+/** Streams `afterChunks` chunks, then sends nothing until the client disconnects or the server closes. */
+async function writeStall(ctx: ReplyContext, completion: Completion, afterChunks: number): Promise<void> {
+  if (ctx.stream && !(await writeDeltas(ctx, completion, afterChunks, true))) return;
+  if (ctx.signal.aborted) return;
+  await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
 }
 
 async function writeHttpError(ctx: ReplyContext, step: HttpErrorStep): Promise<void> {

@@ -21,6 +21,11 @@ const PROVIDER_CREDENTIALS = new Set([
   "KIMI_API_KEY",
 ]);
 
+/** The provider credential variables commands never see (for environments built elsewhere, e.g. the editor's terminal). */
+export function providerCredentialNames(): string[] {
+  return [...PROVIDER_CREDENTIALS];
+}
+
 /** The environment for a command the model runs: the agent's, minus provider credentials, plus the session id. */
 export function childEnv(sessionId: string, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const result: NodeJS.ProcessEnv = {};

@@ -14,6 +14,11 @@ export interface ForegroundOptions {
   signal: AbortSignal;
   /** Output cap in chars (first 40 % and last 60 % kept). */
   outputCap: number;
+  /**
+   * Called after each piece of output arrives, with a function giving the output so far (cleaned
+   * and capped like the final one; call it sparingly). Not called after the promise resolves.
+   */
+  onOutput?: (soFar: () => string) => void;
 }
 
 export interface ForegroundOutcome {
@@ -70,7 +75,10 @@ export function runForeground(spec: Omit<GroupSpawnSpec, "stdin">, options: Fore
 
     for (const stream of [child.stdout, child.stderr]) {
       stream?.setEncoding("utf8");
-      stream?.on("data", (chunk: string) => collector.push(stripper.push(chunk)));
+      stream?.on("data", (chunk: string) => {
+        collector.push(stripper.push(chunk));
+        if (!settled) options.onOutput?.(() => collector.text());
+      });
     }
 
     child.once("exit", (code, signal) => {

@@ -6,7 +6,9 @@ import { processRegistry } from "../process/registry.js";
 import { defineTool, type AnyTool, type ToolContext, type ToolResult } from "../types.js";
 import { explainExitCode } from "./exit-codes.js";
 import { guardCommand, type DangerDetector, type GuardVerdict } from "./guard.js";
-import { runForeground } from "./run.js";
+import { runInClientTerminal } from "./client-run.js";
+import { ProgressThrottle } from "./progress.js";
+import { runForeground, type ForegroundOutcome } from "./run.js";
 import { shellState, wrapperArgs } from "./shell-state.js";
 import { childEnv } from "./child-env.js";
 
@@ -30,6 +32,21 @@ export interface TerminalDetails {
   refused?: { reason: "hardline" | "denied" | "cancelled"; patternKey: string };
   /** Set when a dangerous command ran after approval. */
   approval?: { patternKey: string; description: string; via: "user" | "allowlist" };
+  /** Set when the command ran in the editor's terminal (ACP `terminal/create`); the editor shows it. */
+  terminalId?: string;
+}
+
+/**
+ * What `ctx.reportProgress` gets while a foreground command runs: the last 4,000 chars of the
+ * output so far (local bash, at most a few reports per second), or the editor's terminal once it
+ * exists (reported once).
+ */
+export interface TerminalProgress {
+  command: string;
+  cwd: string;
+  running: true;
+  output?: string;
+  terminalId?: string;
 }
 
 const terminalParams = z.object({
@@ -116,10 +133,7 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
   const requested = args.timeout ?? ctx.config.terminal.timeout;
   const timeoutSeconds = Math.min(requested, ctx.config.terminal.max_timeout);
   const files = shell.prepareCall();
-  const outcome = await runForeground(
-    { file: "bash", args: wrapperArgs(files, ctx.sessionId, command), cwd, env },
-    { timeoutMs: timeoutSeconds * 1000, signal: ctx.signal, outputCap: ctx.config.terminal.output_cap },
-  );
+  const outcome = await runCommand(wrapperArgs(files, ctx.sessionId, command), { command, cwd, env, timeoutMs: timeoutSeconds * 1000 }, ctx);
   if (!outcome.timedOut && !outcome.interrupted && !outcome.spawnError) {
     shell.adopt(files, { keepCwd: args.workdir !== undefined });
   } else {
@@ -128,7 +142,14 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
 
   const notes = [start.note, outcome.strayProcessesStopped ? STRAY_NOTE : undefined].filter(Boolean);
   const output = [tidy(outcome.output), ...notes].filter(Boolean).join("\n");
-  const details: TerminalDetails = { command, cwd, exitCode: outcome.exitCode, output, ...(approval ? { approval } : {}) };
+  const details: TerminalDetails = {
+    command,
+    cwd,
+    exitCode: outcome.exitCode,
+    output,
+    ...(approval ? { approval } : {}),
+    ...(outcome.terminalId ? { terminalId: outcome.terminalId } : {}),
+  };
   const extra: Record<string, unknown> = {};
   if (requested > timeoutSeconds) extra.note = `timeout capped at ${timeoutSeconds}s; use background=true for longer commands`;
   if (approval) extra.approval = approvalNote(approval);
@@ -147,6 +168,62 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
   const body = { output, exit_code: outcome.exitCode, ...(meaning ? { exit_code_meaning: meaning } : {}), ...extra };
   return { content: JSON.stringify(body), details };
 }
+
+/**
+ * Runs the wrapped command in the editor's terminal when the editor offers one
+ * (`ports.runInClientTerminal`: the terminal is embedded in the tool call as soon as it exists),
+ * else with local bash, streaming the output so far to `ctx.reportProgress` through a throttle
+ * that is stopped before this returns (no progress after the result). Never rejects.
+ */
+async function runCommand(
+  bashArgs: string[],
+  run: { command: string; cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+  ctx: ToolContext,
+): Promise<ForegroundOutcome & { terminalId?: string }> {
+  const base = { command: run.command, cwd: run.cwd, running: true as const };
+  const report = ctx.reportProgress;
+  const outputCap = ctx.config.terminal.output_cap;
+  const port = ctx.ports.runInClientTerminal;
+  if (port) {
+    return runInClientTerminal(port, {
+      bashArgs,
+      cwd: run.cwd,
+      timeoutMs: run.timeoutMs,
+      signal: ctx.signal,
+      outputCap,
+      onStarted: (terminalId) => report?.({ ...base, terminalId } satisfies TerminalProgress),
+    });
+  }
+  let soFar: (() => string) | undefined;
+  const throttle = new ProgressThrottle(() => {
+    const all = tidy(soFar?.() ?? "");
+    const output = all.length > PROGRESS_TAIL_CHARS ? `…\n${all.slice(-PROGRESS_TAIL_CHARS)}` : all;
+    if (output) report?.({ ...base, output } satisfies TerminalProgress);
+  });
+  try {
+    return await runForeground(
+      { file: "bash", args: bashArgs, cwd: run.cwd, env: run.env },
+      {
+        timeoutMs: run.timeoutMs,
+        signal: ctx.signal,
+        outputCap,
+        ...(report
+          ? {
+              onOutput: (latest: () => string) => {
+                soFar = latest;
+                throttle.poke();
+              },
+            }
+          : {}),
+      },
+    );
+  } finally {
+    throttle.stop();
+  }
+}
+
+/** Output a progress report carries: the latest part, which is what a user watching wants. */
+const PROGRESS_TAIL_CHARS = 4000;
 
 const STRAY_NOTE = "[processes the command left running in the background were stopped; use background=true for long-running processes]";
 

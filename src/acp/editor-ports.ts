@@ -1,0 +1,33 @@
+import { methods, type AgentContext, type ClientCapabilities } from "@agentclientprotocol/sdk/unstable";
+import type { ToolPorts } from "../tools/ports.js";
+import { clientTerminalPort } from "./client-terminal.js";
+
+/**
+ * The tool ports a turn gets from the editor, by what the client advertised in `initialize`:
+ * - `fs.readTextFile` → `readTextFile` (`fs/read_text_file`): read_file and the edit tools see
+ *   unsaved buffers. A failed read is the tool's error; read_file never falls back to disk for a
+ *   file that exists there (the editor's answer is what the user sees).
+ * - `fs.writeTextFile` → `writeTextFile` (`fs/write_text_file`): write_file and patch write
+ *   through the editor, so its buffers stay in sync; local disk is not written separately.
+ * - `terminal` → `runInClientTerminal` (`terminal/*`): the terminal tool runs in the editor's
+ *   terminal, embedded in the tool call.
+ * Nothing advertised → no ports (local disk and local bash). Reads stop waiting when `signal`
+ * (the turn) is cancelled; writes are never abandoned half way, so the editor has the last word
+ * on whether a write happened. Terminals are killed on `signal` by the terminal port.
+ */
+export function editorPorts(client: AgentContext, capabilities: ClientCapabilities | undefined, sessionId: string, signal: AbortSignal): ToolPorts {
+  const ports: ToolPorts = {};
+  if (capabilities?.fs?.readTextFile === true) {
+    ports.readTextFile = async (path) => {
+      const response = await client.request(methods.client.fs.readTextFile, { sessionId, path }, { cancellationSignal: signal, stopWaitingOnCancel: true });
+      return response.content;
+    };
+  }
+  if (capabilities?.fs?.writeTextFile === true) {
+    ports.writeTextFile = async (path, content) => {
+      await client.request(methods.client.fs.writeTextFile, { sessionId, path, content });
+    };
+  }
+  if (capabilities?.terminal === true) ports.runInClientTerminal = clientTerminalPort(client, sessionId);
+  return ports;
+}

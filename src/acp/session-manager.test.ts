@@ -1,0 +1,94 @@
+import type { AgentContext } from "@agentclientprotocol/sdk/unstable";
+import { describe, expect, it } from "vitest";
+import type { AgentSession } from "../runtime/session.js";
+import { withInterrupted } from "./prompt-turn.js";
+import { LiveSession } from "./session-manager.js";
+
+function liveSession(): LiveSession {
+  return new LiveSession({ id: "sess-1" } as AgentSession, {} as AgentContext);
+}
+
+const text = (value: string) => ({ content: value, text: value, textOnly: true });
+
+describe("LiveSession holds, queue and cancel", () => {
+  it("gives the session to one holder at a time", async () => {
+    const live = liveSession();
+    const first = await live.acquire();
+    expect(first).toBeDefined();
+    expect(live.isRunning).toBe(true);
+    expect(await live.acquire()).toBeUndefined();
+    first!.release();
+    first!.release();
+    expect(live.isRunning).toBe(false);
+    expect(await live.acquire()).toBeDefined();
+  });
+
+  it("counts as a running turn only between setTurn(text) and setTurn(undefined), until cancelled", async () => {
+    const live = liveSession();
+    const hold = (await live.acquire())!;
+    expect(live.turnActive).toBe(false);
+    hold.setTurn("make the change");
+    expect(live.turnActive).toBe(true);
+    live.cancel();
+    expect(live.turnActive).toBe(false);
+    expect(hold.signal.aborted).toBe(true);
+    expect(live.takeInterrupted()).toBe("make the change");
+    expect(live.takeInterrupted()).toBeUndefined();
+  });
+
+  it("makes a new holder wait for a cancelled one to unwind instead of refusing it", async () => {
+    const live = liveSession();
+    const dying = (await live.acquire())!;
+    dying.setTurn("slow work");
+    live.cancel();
+    let acquired = false;
+    const next = live.acquire().then((hold) => {
+      acquired = true;
+      return hold;
+    });
+    await Promise.resolve();
+    expect(acquired).toBe(false);
+    dying.release();
+    const hold = await next;
+    expect(hold).toBeDefined();
+    expect(hold!.signal.aborted).toBe(false);
+  });
+
+  it("cancels once, keeps nothing to re-send when no turn ran, and ignores an idle cancel", async () => {
+    const live = liveSession();
+    live.cancel();
+    expect(live.takeInterrupted()).toBeUndefined();
+    const hold = (await live.acquire())!;
+    live.cancel();
+    expect(hold.signal.aborted).toBe(true);
+    expect(live.takeInterrupted()).toBeUndefined();
+  });
+
+  it("queues in order, with steering left over put first", () => {
+    const live = liveSession();
+    expect(live.enqueue(text("a"))).toBe(1);
+    expect(live.enqueue(text("b"))).toBe(2);
+    live.enqueue(text("steer"), { first: true });
+    expect(live.queueLength).toBe(3);
+    expect([live.dequeue()?.text, live.dequeue()?.text, live.dequeue()?.text, live.dequeue()]).toEqual(["steer", "a", "b", undefined]);
+  });
+
+  it("hands steering over once, joined", () => {
+    const live = liveSession();
+    expect(live.takeSteering()).toBeUndefined();
+    live.steer("prefer the simpler fix");
+    live.steer("and keep the tests");
+    expect(live.takeSteering()).toBe("prefer the simpler fix\nand keep the tests");
+    expect(live.takeSteering()).toBeUndefined();
+  });
+});
+
+describe("withInterrupted", () => {
+  it("sends the cancelled prompt with the correction, as Hermes does", () => {
+    expect(withInterrupted("use yarn instead", "install deps")).toBe("install deps\n\nUser correction/guidance after interrupt: use yarn instead");
+    expect(withInterrupted([{ type: "image_url", image_url: { url: "data:image/png;base64,AA" } }], "describe it")).toEqual([
+      { type: "text", text: "describe it\n\nUser correction/guidance after interrupt:" },
+      { type: "image_url", image_url: { url: "data:image/png;base64,AA" } },
+    ]);
+  });
+});

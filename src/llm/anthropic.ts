@@ -1,0 +1,329 @@
+/**
+ * Provider for Anthropic's native Messages API (api.anthropic.com and Anthropic-compatible
+ * endpoints), over `@anthropic-ai/sdk`, which is loaded on first use so start-up does not pay for it.
+ */
+import { randomUUID } from "node:crypto";
+import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
+import { errorMessage } from "../shared/errors.js";
+import { addCacheBreakpoints, toAnthropicConversation, toAnthropicTools } from "./anthropic-messages.js";
+import { CONTEXT_OVERFLOW, isNetworkError, kindForStatus, parseRetryAfterMs, redactor } from "./provider-errors.js";
+import type { FinishReason, ModelRequest, Provider, ProviderErrorKind, ProviderEvent, TokenUsage } from "./types.js";
+
+type AnthropicModule = typeof import("@anthropic-ai/sdk");
+type AnthropicClient = InstanceType<AnthropicModule["Anthropic"]>;
+type ErrorEvent = Extract<ProviderEvent, { type: "error" }>;
+type Loaded = { mod: AnthropicModule; client: AnthropicClient };
+
+export interface AnthropicProviderOptions {
+  id: string;
+  /** `https://api.anthropic.com`, or an Anthropic-compatible base such as `https://host/anthropic`; a trailing `/v1` is dropped. */
+  baseUrl: string;
+  /** Never logged and never part of an error message. */
+  apiKey: string;
+  /** Extra headers on every request. */
+  headers?: Record<string, string>;
+  /** Longest wait for the response headers. Default 10 minutes. */
+  timeoutMs?: number;
+  /** Longest silence between two stream events (pings aside) before the call ends with a `timeout` error (the loop retries it). Default 90 s, as openai-chat. */
+  idleTimeoutMs?: number;
+  /** Prompt-cache breakpoints on the system prompt and the last 3 messages. Default true. */
+  promptCaching?: boolean;
+}
+
+const DEFAULT_TIMEOUT_MS = 600_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
+
+/**
+ * The output cap sent when the request sets none (the Messages API requires one): 4,096 for
+ * Claude 3 Haiku / Sonnet / Opus, 8,192 for Claude 3.5, 16,384 otherwise (the loop raises it when
+ * an answer is cut by the limit).
+ */
+export function defaultMaxTokens(model: string): number {
+  const name = model.toLowerCase();
+  if (/claude-3-(haiku|sonnet|opus)/.test(name)) return 4_096;
+  if (/claude-3[-.]5/.test(name)) return 8_192;
+  return 16_384;
+}
+
+/**
+ * Creates a Messages API provider. The client is created once, on the first `stream` call, with the
+ * SDK's own retries, logging and telemetry off (the agent loop owns retries; stdout stays ACP's).
+ * `stream` follows the `Provider` contract: it never throws; it ends with exactly one `done` or
+ * `error` event; text and thinking deltas stream as they arrive; each `tool_use` block is announced
+ * by `tool_call_start` and its `input_json` fragments by `tool_call_delta`; after the model stops,
+ * `tool_call_end` for every call in order, then `usage`, then `done`. Abort ends it promptly with
+ * an `aborted` error.
+ */
+export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
+  let loading: Promise<Loaded> | undefined;
+  const load = (): Promise<Loaded> => {
+    loading ??= import("@anthropic-ai/sdk").then((mod) => ({ mod, client: createClient(mod, options) }));
+    loading.catch(() => (loading = undefined));
+    return loading;
+  };
+  return {
+    id: options.id,
+    stream: (request, signal) => streamMessages(options, load, request, signal),
+  };
+}
+
+function createClient(mod: AnthropicModule, options: AnthropicProviderOptions): AnthropicClient {
+  const baseURL = options.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
+  let official = false;
+  try {
+    official = new URL(baseURL).hostname.toLowerCase() === "api.anthropic.com";
+  } catch {
+    official = false;
+  }
+  return new mod.Anthropic({
+    apiKey: options.apiKey,
+    baseURL,
+    // Anthropic-compatible third parties conventionally read `x-api-key`; the SDK sends a bearer token.
+    defaultHeaders: { ...(official ? {} : { "x-api-key": options.apiKey }), ...options.headers },
+    maxRetries: 0,
+    timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    logLevel: "off",
+    openTelemetry: false,
+  });
+}
+
+/**
+ * The request body: system and history converted, cache breakpoints placed, tools when any.
+ * `temperature` is not sent: the Messages API version this SDK speaks has no such parameter.
+ */
+export function toMessagesRequest(request: ModelRequest, promptCaching = true): MessageCreateParamsStreaming {
+  const conversation = toAnthropicConversation(request.messages);
+  if (promptCaching) addCacheBreakpoints(conversation);
+  const body: MessageCreateParamsStreaming = {
+    model: request.model,
+    max_tokens: request.maxTokens ?? defaultMaxTokens(request.model),
+    messages: conversation.messages,
+    stream: true,
+  };
+  if (conversation.system.length > 0) body.system = conversation.system;
+  if (request.tools && request.tools.length > 0) body.tools = toAnthropicTools(request.tools);
+  return body;
+}
+
+interface ToolBlock {
+  index: number;
+  id: string;
+  name: string;
+  arguments: string;
+  /** `input` of the `content_block_start` event, used when no fragment arrives. */
+  initial: unknown;
+}
+
+async function* streamMessages(
+  options: AnthropicProviderOptions,
+  load: () => Promise<Loaded>,
+  request: ModelRequest,
+  signal: AbortSignal,
+): AsyncGenerator<ProviderEvent> {
+  const redact = redactor(options.apiKey);
+  let loaded: Loaded;
+  try {
+    loaded = await load();
+  } catch (error) {
+    yield { type: "error", kind: "unknown", message: redact(`${options.id}: cannot load the Anthropic client: ${errorMessage(error)}`) };
+    return;
+  }
+  if (signal.aborted) {
+    yield abortedEvent();
+    return;
+  }
+
+  // Our own controller: it follows the caller's signal and also fires when the stream goes silent.
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort();
+  signal.addEventListener("abort", onAbort, { once: true });
+  const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let idleFired = false;
+  const tools = new Map<number, ToolBlock>();
+  const usage = new UsageTotals();
+  let iterator: AsyncIterator<RawMessageStreamEvent> | undefined;
+  let stopReason: string | undefined;
+  let failure: ErrorEvent | undefined;
+
+  try {
+    const stream = await loaded.client.messages.create(toMessagesRequest(request, options.promptCaching ?? true), { signal: controller.signal });
+    iterator = stream[Symbol.asyncIterator]();
+    for (;;) {
+      if (signal.aborted) break;
+      idleTimer = setTimeout(() => {
+        idleFired = true;
+        controller.abort();
+      }, idleMs);
+      const next = await iterator.next();
+      clearTimeout(idleTimer);
+      if (next.done) break;
+      const event = next.value;
+      switch (event.type) {
+        case "message_start":
+          usage.add(event.message.usage);
+          break;
+        case "content_block_start": {
+          const block = event.content_block;
+          if (block.type === "text" && block.text) yield { type: "text_delta", text: block.text };
+          else if (block.type === "thinking" && block.thinking) yield { type: "reasoning_delta", text: block.thinking };
+          else if (block.type === "tool_use") {
+            const call: ToolBlock = { index: tools.size, id: block.id || `toolu_${randomUUID().replace(/-/g, "").slice(0, 24)}`, name: block.name, arguments: "", initial: block.input };
+            tools.set(event.index, call);
+            yield { type: "tool_call_start", index: call.index, id: call.id, name: call.name };
+          }
+          break;
+        }
+        case "content_block_delta": {
+          const delta = event.delta;
+          if (delta.type === "text_delta" && delta.text) yield { type: "text_delta", text: delta.text };
+          else if (delta.type === "thinking_delta" && delta.thinking) yield { type: "reasoning_delta", text: delta.thinking };
+          else if (delta.type === "input_json_delta" && delta.partial_json) {
+            const call = tools.get(event.index);
+            if (call) {
+              call.arguments += delta.partial_json;
+              yield { type: "tool_call_delta", index: call.index, argumentsDelta: delta.partial_json };
+            }
+          }
+          break;
+        }
+        case "message_delta":
+          if (event.delta.stop_reason) stopReason = event.delta.stop_reason;
+          usage.add(event.usage);
+          break;
+        default:
+          break;
+      }
+    }
+  } catch (error) {
+    if (!signal.aborted && !idleFired) failure = classifyError(error, loaded.mod, options.id, redact);
+  } finally {
+    clearTimeout(idleTimer);
+    signal.removeEventListener("abort", onAbort);
+    controller.abort();
+    await iterator?.return?.().catch(() => undefined);
+  }
+
+  if (signal.aborted) failure = abortedEvent();
+  else if (idleFired) failure = { type: "error", kind: "timeout", message: `${options.id}: no data from the model for ${Math.round(idleMs / 1000)} s` };
+  else if (!failure && stopReason === undefined) {
+    failure = { type: "error", kind: "network", message: `${options.id}: the stream ended before the model finished` };
+  }
+  if (failure) {
+    yield failure;
+    return;
+  }
+  for (const call of [...tools.values()].sort((a, b) => a.index - b.index)) {
+    yield { type: "tool_call_end", index: call.index, id: call.id, name: call.name, arguments: finalArguments(call) };
+  }
+  const total = usage.result();
+  if (total) yield { type: "usage", usage: total };
+  yield { type: "done", finishReason: toFinishReason(stopReason ?? "end_turn", tools.size > 0) };
+}
+
+function finalArguments(call: ToolBlock): string {
+  if (call.arguments !== "") return call.arguments;
+  const initial = call.initial;
+  return initial !== null && typeof initial === "object" ? JSON.stringify(initial) : "{}";
+}
+
+function abortedEvent(): ErrorEvent {
+  return { type: "error", kind: "aborted", message: "request aborted" };
+}
+
+/**
+ * Anthropic usage across `message_start` and `message_delta` (later values win). `inputTokens`
+ * counts the whole prompt, cached parts included, as OpenAI's `prompt_tokens` does.
+ */
+class UsageTotals {
+  private seen = false;
+  private input = 0;
+  private output = 0;
+  private cacheRead: number | undefined;
+  private cacheWrite: number | undefined;
+
+  add(usage: unknown): void {
+    if (!usage || typeof usage !== "object") return;
+    const fields = usage as Record<string, unknown>;
+    const number = (name: string): number | undefined => (typeof fields[name] === "number" ? (fields[name] as number) : undefined);
+    const input = number("input_tokens");
+    const output = number("output_tokens");
+    const read = number("cache_read_input_tokens");
+    const write = number("cache_creation_input_tokens");
+    if (input !== undefined) this.input = input;
+    if (output !== undefined) this.output = output;
+    if (read !== undefined) this.cacheRead = read;
+    if (write !== undefined) this.cacheWrite = write;
+    this.seen ||= input !== undefined || output !== undefined;
+  }
+
+  result(): TokenUsage | undefined {
+    if (!this.seen) return undefined;
+    const inputTokens = this.input + (this.cacheRead ?? 0) + (this.cacheWrite ?? 0);
+    const usage: TokenUsage = { inputTokens, outputTokens: this.output, totalTokens: inputTokens + this.output };
+    if (this.cacheRead !== undefined) usage.cachedTokens = this.cacheRead;
+    if (this.cacheWrite !== undefined) usage.cacheWriteTokens = this.cacheWrite;
+    return usage;
+  }
+}
+
+/**
+ * `end_turn` / `stop_sequence` → stop, `tool_use` → tool_calls, `max_tokens` and
+ * `model_context_window_exceeded` → length, `refusal` → content_filter; a call that produced tool
+ * uses reports `tool_calls` unless cut by length or refused.
+ */
+function toFinishReason(reason: string, hasToolCalls: boolean): FinishReason {
+  if (reason === "max_tokens" || reason === "model_context_window_exceeded") return "length";
+  if (reason === "refusal") return "content_filter";
+  if (hasToolCalls || reason === "tool_use") return "tool_calls";
+  return reason === "end_turn" || reason === "stop_sequence" ? "stop" : "unknown";
+}
+
+/** Anthropic's error types, for errors that arrive inside the stream (no HTTP status). */
+const ERROR_TYPE_KINDS: Readonly<Record<string, ProviderErrorKind>> = {
+  authentication_error: "auth",
+  permission_error: "auth",
+  billing_error: "auth",
+  rate_limit_error: "rate_limit",
+  overloaded_error: "server",
+  api_error: "server",
+  timeout_error: "timeout",
+  request_too_large: "payload_too_large",
+  not_found_error: "bad_request",
+};
+
+/** A one-line error event; the message names the provider, the status and the server's words, never the key. */
+function classifyError(error: unknown, mod: AnthropicModule, providerId: string, redact: (text: string) => string): ErrorEvent {
+  const make = (kind: ProviderErrorKind, text: string, extra: Partial<ErrorEvent> = {}): ErrorEvent => ({
+    type: "error",
+    kind,
+    message: redact(`${providerId}: ${text}`),
+    ...extra,
+  });
+  if (error instanceof mod.APIConnectionTimeoutError) return make("timeout", "request timed out");
+  if (error instanceof mod.APIConnectionError) {
+    const cause = (error as { cause?: unknown }).cause;
+    return make("network", `connection failed: ${cause ? errorMessage(cause) : error.message}`);
+  }
+  if (error instanceof mod.APIError) {
+    const status = error.status;
+    const type = error.type ?? undefined;
+    const serverMessage = error.apiMessage ?? error.message.replace(/^\d{3}\s+/, "");
+    const extra: Partial<ErrorEvent> = {};
+    if (status !== undefined) extra.status = status;
+    const retryAfterMs = error.headers ? parseRetryAfterMs(error.headers) : undefined;
+    if (retryAfterMs !== undefined) extra.retryAfterMs = retryAfterMs;
+    let kind: ProviderErrorKind;
+    if (status === undefined && type && ERROR_TYPE_KINDS[type]) kind = ERROR_TYPE_KINDS[type];
+    else if (type === "invalid_request_error" && CONTEXT_OVERFLOW.test(serverMessage)) kind = "context_overflow";
+    else kind = kindForStatus(status, serverMessage);
+    const text = status !== undefined ? `HTTP ${status}: ${serverMessage}` : `stream error${type ? ` (${type})` : ""}: ${serverMessage}`;
+    return make(kind, text, extra);
+  }
+  if (error instanceof SyntaxError) return make("server", `malformed stream data: ${error.message}`);
+  if (isNetworkError(error)) {
+    const cause = (error as Error).cause;
+    return make("network", `connection lost: ${errorMessage(error)}${cause ? ` (${errorMessage(cause)})` : ""}`);
+  }
+  return make("unknown", errorMessage(error));
+}

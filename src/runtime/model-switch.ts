@@ -1,0 +1,42 @@
+import type { HermesConfig } from "../config/schema.js";
+import { parseModelId } from "../llm/catalog.js";
+import { BUILTIN_PROVIDERS, detectProvider, resolveProvider } from "../llm/resolve.js";
+import type { ResolvedProvider } from "../llm/types.js";
+import { HermesError } from "../shared/errors.js";
+
+/**
+ * Resolves a model picker value or a `/model` argument: `provider:model` when the part before the
+ * first colon names a built-in provider or a `providers:` entry (`ollama:qwen3:8b` is ollama +
+ * `qwen3:8b`), otherwise a model on `current`'s provider (else the configured one). On the
+ * configured provider the configured endpoint is kept; another provider is resolved as if
+ * `model.provider` named it (see `resolveProvider`'s target). Any model name is accepted: checking
+ * it against the catalog is the caller's choice.
+ *
+ * Throws HermesError `invalid_params` naming the value when it is empty, its provider is not
+ * supported, or the provider cannot be used (its message says which key to set); `config_invalid`
+ * for a base URL that is not http(s).
+ */
+export function resolveModelChoice(
+  config: HermesConfig,
+  env: NodeJS.ProcessEnv,
+  home: string,
+  value: string,
+  current?: ResolvedProvider,
+): ResolvedProvider {
+  const trimmed = value.trim();
+  if (!trimmed) throw new HermesError("invalid_params", "No model given: use provider:model or a model name.");
+  const known = [...BUILTIN_PROVIDERS.filter((id) => id !== "auto"), "claude", ...Object.keys(config.providers)];
+  if (current) known.push(current.provider);
+  const target = parseModelId(trimmed, known) ?? {
+    provider: current?.provider ?? detectProvider(config, env) ?? "auto",
+    model: trimmed,
+  };
+  try {
+    return resolveProvider(config, env, home, target);
+  } catch (error) {
+    if (error instanceof HermesError && error.code === "auth_required") {
+      throw new HermesError("invalid_params", `Cannot switch to ${JSON.stringify(trimmed)}: ${error.message}`);
+    }
+    throw error;
+  }
+}
