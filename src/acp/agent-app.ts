@@ -1,16 +1,15 @@
 import { agent, methods, RequestError, type AgentApp } from "@agentclientprotocol/sdk/unstable";
-import { isSessionMode, SESSION_MODES } from "../runtime/edit-policy.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { HermesError } from "../shared/errors.js";
 import { log } from "../shared/logger.js";
 import { authenticateMethod, TERMINAL_SETUP_METHOD_ID } from "./auth.js";
 import { AUTH_REQUIRED, toRequestError } from "./errors.js";
 import { initializeResponse } from "./initialize.js";
 import { handleLogout } from "./logout.js";
 import { parseMcpServers } from "./mcp-params.js";
-import { configOptions, MODE_CONFIG_ID } from "./modes.js";
-import { handleClose, handleDelete, handleFork, handleList, handleLoad, handleResume, sessionState } from "./session-handlers.js";
-import { advertiseCommands } from "./commands/registry.js";
+import { handleSetConfigOption, handleSetMode, handleSetModel, parseSetModelParams } from "./config-handlers.js";
+import { sessionConfigOptions } from "./config-options.js";
+import { sendConfigOptions } from "./session-status.js";
+import { handleClose, handleDelete, handleFork, handleList, handleLoad, handleResume, opened } from "./session-handlers.js";
 import { handlePrompt } from "./prompt-handler.js";
 import { SessionManager } from "./session-manager.js";
 
@@ -29,7 +28,14 @@ function guarded<A, R>(method: string, handler: (arg: A) => Promise<R> | R): (ar
 
 /** The Hermes ACP agent: every handler, over one runtime. */
 export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: SessionManager } {
-  const sessions = new SessionManager({ switchModel: (session, value) => runtime.switchModel(session, value) });
+  const sessions: SessionManager = new SessionManager({
+    switchModel: async (session, value) => {
+      const resolved = await runtime.switchModel(session, value);
+      const live = sessions.find(session.id);
+      if (live) sendConfigOptions(live, sessionConfigOptions(session, runtime.catalogSnapshot()));
+      return resolved;
+    },
+  });
   const app = agent({ name: "hermes-agent" })
     .onRequest(
       methods.agent.initialize,
@@ -56,9 +62,8 @@ export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: Ses
       guarded("session/new", async ({ params, client }) => {
         const mcpServers = parseMcpServers(params.mcpServers);
         const session = await runtime.createSession(params.cwd, { mcpServers });
-        advertiseCommands(sessions.add(session, client));
         log.info(`session ${session.id} created in ${session.cwd} (${session.providerId}:${session.model})`);
-        return { sessionId: session.id, ...sessionState(session) };
+        return { sessionId: session.id, ...opened(runtime, sessions.add(session, client), { usage: true }) };
       }),
     )
     .onRequest(methods.agent.session.load, guarded("session/load", ({ params, client }) => handleLoad(runtime, sessions, client, params)))
@@ -67,28 +72,12 @@ export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: Ses
     .onRequest(methods.agent.session.list, guarded("session/list", ({ params }) => handleList(runtime, params)))
     .onRequest(methods.agent.session.close, guarded("session/close", ({ params }) => handleClose(sessions, params.sessionId)))
     .onRequest(methods.agent.session.delete, guarded("session/delete", ({ params }) => handleDelete(runtime, sessions, params.sessionId)))
+    .onRequest(methods.agent.session.setMode, guarded("session/set_mode", ({ params }) => handleSetMode(sessions, params.sessionId, params.modeId)))
+    .onRequest(methods.agent.session.setConfigOption, guarded("session/set_config_option", ({ params }) => handleSetConfigOption(runtime, sessions, params)))
     .onRequest(
-      methods.agent.session.setMode,
-      guarded("session/set_mode", ({ params }) => {
-        const live = sessions.get(params.sessionId);
-        if (!isSessionMode(params.modeId)) {
-          throw new HermesError("invalid_params", `unknown mode "${params.modeId}"; expected one of ${SESSION_MODES.map((m) => m.id).join(", ")}`);
-        }
-        live.session.approvals.mode = params.modeId;
-        return {};
-      }),
-    )
-    .onRequest(
-      methods.agent.session.setConfigOption,
-      guarded("session/set_config_option", ({ params }) => {
-        const live = sessions.get(params.sessionId);
-        if (params.configId !== MODE_CONFIG_ID) throw new HermesError("invalid_params", `unknown config option "${params.configId}"`);
-        if (!isSessionMode(params.value)) {
-          throw new HermesError("invalid_params", `unknown mode ${JSON.stringify(params.value)}; expected one of ${SESSION_MODES.map((m) => m.id).join(", ")}`);
-        }
-        live.session.approvals.mode = params.value;
-        return { configOptions: configOptions(params.value) };
-      }),
+      "session/set_model",
+      parseSetModelParams,
+      guarded("session/set_model", ({ params }) => handleSetModel(runtime, sessions.get(params.sessionId), params.modelId)),
     )
     .onRequest(
       methods.agent.session.prompt,

@@ -8,6 +8,7 @@ import type { CommandContext } from "./commands/types.js";
 import { promptContent } from "./prompt-content.js";
 import { runPromptTurn, toAcpUsage } from "./prompt-turn.js";
 import type { LiveSession, PendingPrompt, SessionHold, SessionManager } from "./session-manager.js";
+import { sendUsage } from "./session-status.js";
 
 export { toAcpUsage } from "./prompt-turn.js";
 
@@ -77,6 +78,7 @@ async function drain(live: LiveSession, hold: SessionHold, first: PendingPrompt,
     let next: PendingPrompt | undefined = first;
     while (next) {
       const result = await execute(live, hold, next);
+      sendUsage(live);
       if (result) {
         stopReason = result.stopReason;
         usage = addUsage(usage, result.usage);

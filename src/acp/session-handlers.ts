@@ -7,6 +7,7 @@ import type {
   LoadSessionRequest,
   LoadSessionResponse,
   ResumeSessionRequest,
+  SessionConfigOption,
 } from "@agentclientprotocol/sdk/unstable";
 import type { Runtime, TranscriptEntry } from "../runtime/runtime.js";
 import type { AgentSession } from "../runtime/session.js";
@@ -14,14 +15,26 @@ import { HermesError } from "../shared/errors.js";
 import { log } from "../shared/logger.js";
 import { advertiseCommands } from "./commands/registry.js";
 import { parseMcpServers } from "./mcp-params.js";
-import { configOptions, modeState } from "./modes.js";
+import { modeState, sessionConfigOptions } from "./config-options.js";
+import { afterSessionOpened } from "./session-status.js";
 import { replayUpdates } from "./replay.js";
 import type { LiveSession, SessionManager } from "./session-manager.js";
 
 /** What new / load / resume / fork answer besides the id: the session's modes and config options. */
-export function sessionState(session: AgentSession): Pick<LoadSessionResponse, "modes" | "configOptions"> {
-  const mode = session.approvals.mode;
-  return { modes: modeState(mode), configOptions: configOptions(mode) };
+export function sessionState(runtime: Runtime, session: AgentSession): Pick<LoadSessionResponse, "modes" | "configOptions"> & { configOptions: SessionConfigOption[] } {
+  return { modes: modeState(session.approvals.mode), configOptions: sessionConfigOptions(session, runtime.catalogSnapshot()) };
+}
+
+/**
+ * The answer of new / load / resume / fork for `live`, and what follows it: commands, usage, a
+ * background model-list refresh. Must be the handler's last step (the follow-ups are sent after
+ * the response is written).
+ */
+export function opened(runtime: Runtime, live: LiveSession, options: { usage: boolean }): ReturnType<typeof sessionState> {
+  const state = sessionState(runtime, live.session);
+  advertiseCommands(live);
+  afterSessionOpened(live, runtime, state.configOptions, options);
+  return state;
 }
 
 function notFound(sessionId: string): HermesError {
@@ -74,15 +87,13 @@ export async function handleLoad(runtime: Runtime, sessions: SessionManager, cli
   } catch (error) {
     log.error(`history replay for session/load of ${params.sessionId} failed; the load still succeeds`, error);
   }
-  advertiseCommands(live);
-  return sessionState(live.session);
+  return opened(runtime, live, { usage: true });
 }
 
 /** `session/resume`: restore without replay. */
 export async function handleResume(runtime: Runtime, sessions: SessionManager, client: AgentContext, params: ResumeSessionRequest): Promise<LoadSessionResponse> {
   const { live } = await liveSession(runtime, sessions, client, params.sessionId, params.cwd, params.mcpServers);
-  advertiseCommands(live);
-  return sessionState(live.session);
+  return opened(runtime, live, { usage: true });
 }
 
 /** `session/fork`: a new session with a deep copy of the history, in the new cwd, parent set. */
@@ -94,8 +105,7 @@ export async function handleFork(runtime: Runtime, sessions: SessionManager, cli
     if (!sessions.find(params.sessionId)) throw notFound(params.sessionId);
     forked = await runtime.createSession(params.cwd, { mcpServers });
   }
-  advertiseCommands(sessions.add(forked, client));
-  return { sessionId: forked.id, ...sessionState(forked) };
+  return { sessionId: forked.id, ...opened(runtime, sessions.add(forked, client), { usage: false }) };
 }
 
 /** `session/list`: stored ACP sessions, newest first, one page; an unknown cursor gives an empty page. */

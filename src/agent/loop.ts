@@ -1,4 +1,4 @@
-import type { ChatMessage, Provider, TokenUsage, ToolCall } from "../llm/types.js";
+import type { ChatMessage, ModelRequest, Provider, TokenUsage, ToolCall } from "../llm/types.js";
 import { log } from "../shared/logger.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
@@ -23,6 +23,8 @@ export interface TurnInput {
   maxTurns: number;
   /** Output cap per model call (`model.max_tokens`); raised within the turn after a `length` cut. */
   maxTokens?: number;
+  /** Sent with every model call when set (models that take a reasoning effort). */
+  reasoningEffort?: ModelRequest["reasoningEffort"];
   /** Provider id as the user knows it, named in failure messages. Default: `provider.id`. */
   providerLabel?: string;
   /** Where the API key comes from (`OPENROUTER_API_KEY`), named when the provider rejects it. */
@@ -119,6 +121,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
         model: input.model,
         messages: [{ role: "system", content: input.systemPrompt }, ...prepared, ...tail],
         ...(withTools && input.tools.names().length ? { tools: input.tools.schemas() } : {}),
+        ...(input.reasoningEffort ? { reasoningEffort: input.reasoningEffort } : {}),
       },
       messageId,
       signal,

@@ -15,7 +15,7 @@ afterEach(async () => {
   anthropic = undefined;
 });
 
-const modelGets = (server: { requests: { path: string }[] }): number => server.requests.filter((request) => request.path.includes("/models")).length;
+const modelGets = (server: { allRequests?: { path: string }[]; requests: { path: string }[] }): number => (server.allRequests ?? server.requests).filter((request) => request.path.includes("/models")).length;
 
 describe("ModelCatalog", () => {
   it("lists the configured default first, then the endpoint's live models, with no key sent to a local server", async () => {
@@ -26,8 +26,8 @@ describe("ModelCatalog", () => {
       { provider: "custom", model: "local-default", id: "custom:local-default", contextLength: 32_768 },
       { provider: "custom", model: "fake-model", id: "custom:fake-model" },
     ]);
-    expect(llm.requests[0]?.path).toBe("/v1/models");
-    expect(llm.requests[0]?.headers.authorization).toBeUndefined();
+    expect(llm.allRequests[0]?.path).toBe("/v1/models");
+    expect(llm.allRequests[0]?.headers.authorization).toBeUndefined();
   });
 
   it("covers named providers (declared then live, Anthropic-style lists with their windows) and keyed built-ins", async () => {
@@ -51,7 +51,7 @@ describe("ModelCatalog", () => {
     const ids = entries.map((entry) => entry.id);
     expect(ids.slice(0, 5)).toEqual(["claude:claude-declared", "claude:claude-extra", "claude:claude-live-1", "local:qwen3", "local:fake-model"]);
     expect(ids.slice(5)).toEqual(["nous:Hermes-4-70B", "nous:fake-model"]);
-    expect(llm.requests.filter((request) => request.headers.authorization === "Bearer nous-key")).toHaveLength(1);
+    expect(llm.allRequests.filter((request) => request.headers.authorization === "Bearer nous-key")).toHaveLength(1);
     expect(entries[0]).toMatchObject({ contextLength: 1_000_000 });
     expect(catalog.contextLength("Claude", "claude-live-1")).toBe(200_000);
     expect(catalog.contextLength("local", "fake-model")).toBeUndefined();

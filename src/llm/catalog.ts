@@ -246,6 +246,11 @@ function firstLength(fields: Record<string, unknown>): number | undefined {
 
 /** Effort levels a reasoning-effort picker offers (Hermes' `agent.reasoning_effort` values; `none` turns reasoning off). */
 export const REASONING_EFFORTS = ["none", "low", "medium", "high"] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+export function isReasoningEffort(value: unknown): value is ReasoningEffort {
+  return typeof value === "string" && (REASONING_EFFORTS as readonly string[]).includes(value);
+}
 
 /**
  * Whether the model takes a reasoning-effort setting: OpenAI o-series (not o1-mini / o1-preview),

@@ -112,7 +112,7 @@ async function* streamChat(
   let failure: ErrorEvent | undefined;
 
   try {
-    const stream = await loaded.client.chat.completions.create(toWireRequest(request), { signal: controller.signal });
+    const stream = await loaded.client.chat.completions.create(toWireRequest(request, isOpenRouter(options.baseUrl)), { signal: controller.signal });
     iterator = stream[Symbol.asyncIterator]();
     for (;;) {
       if (signal.aborted) break;
@@ -163,7 +163,15 @@ function abortedEvent(): ErrorEvent {
   return { type: "error", kind: "aborted", message: "request aborted" };
 }
 
-function toWireRequest(request: ModelRequest): ChatCompletionCreateParamsStreaming {
+function isOpenRouter(baseUrl: string): boolean {
+  try {
+    return new URL(baseUrl).hostname.endsWith("openrouter.ai");
+  } catch {
+    return false;
+  }
+}
+
+function toWireRequest(request: ModelRequest, openRouter: boolean): ChatCompletionCreateParamsStreaming {
   const body: ChatCompletionCreateParamsStreaming = {
     model: request.model,
     messages: request.messages.map(toWireMessage),
@@ -178,6 +186,7 @@ function toWireRequest(request: ModelRequest): ChatCompletionCreateParamsStreami
   }
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.reasoningEffort) Object.assign(body, reasoningFields(request.reasoningEffort, openRouter));
   return body;
 }
 
@@ -327,4 +336,13 @@ function classifyError(
     return make("network", `connection lost: ${errorMessage(error)}${cause ? ` (${errorMessage(cause)})` : ""}`);
   }
   return make("unknown", errorMessage(error));
+}
+
+/**
+ * The request fields that carry a reasoning effort: OpenRouter's unified `reasoning` object, or
+ * OpenAI's `reasoning_effort` (where `none` is sent as `minimal`, the lowest level it accepts).
+ */
+function reasoningFields(effort: NonNullable<ModelRequest["reasoningEffort"]>, openRouter: boolean): Record<string, unknown> {
+  if (openRouter) return { reasoning: effort === "none" ? { enabled: false } : { effort } };
+  return { reasoning_effort: effort === "none" ? "minimal" : effort };
 }

@@ -37,6 +37,8 @@ export interface ModelRequest {
   tools?: ToolSchema[];
   maxTokens?: number;
   temperature?: number;
+  /** Reasoning effort for models that take one; `none` turns reasoning off where the API allows. */
+  reasoningEffort?: "none" | "low" | "medium" | "high";
 }
 
 export interface TokenUsage {

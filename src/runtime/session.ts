@@ -16,6 +16,7 @@ import { resetMarker } from "./history-reset.js";
 import { resetReadDedup } from "../tools/file-tracker/file-tracker.js";
 import type { CompressionReport, ContextCompressor, Summarize } from "../agent/compression.js";
 import { createSessionCompressor, type ModelWindowLookup, type SessionContextUsage } from "./session-context.js";
+import { isReasoningEffort, supportsReasoningEffort, type ReasoningEffort } from "../llm/catalog.js";
 
 export interface SessionParts {
   id: string;
@@ -60,6 +61,7 @@ export class AgentSession {
   systemPrompt: string;
   /** State the session's tools keep between turns (terminal, processes, caches). */
   readonly toolState = new ToolSessionState();
+  private effort: ReasoningEffort | undefined;
   /** Edit mode and the dangerous-command patterns allowed for this session. */
   readonly approvals: SessionApprovals;
   private title: string | null;
@@ -99,6 +101,26 @@ export class AgentSession {
   /** Endpoint, key and model the next turn uses. Contains the API key: never log it. */
   get resolved(): ResolvedProvider {
     return this.parts.resolved;
+  }
+
+  /**
+   * Whether the current model takes a reasoning effort that this agent can send: OpenAI-compatible
+   * endpoints only (Anthropic thinking would need thinking blocks kept in history).
+   */
+  get supportsReasoningEffort(): boolean {
+    return this.parts.resolved.apiMode === "chat_completions" && supportsReasoningEffort(this.parts.resolved.model);
+  }
+
+  /** The reasoning effort sent with each call, or undefined for the model's own default. */
+  get reasoningEffort(): ReasoningEffort | undefined {
+    if (this.effort !== undefined) return this.effort;
+    const configured = this.parts.config.agent.reasoning_effort;
+    return isReasoningEffort(configured) ? configured : undefined;
+  }
+
+  /** Sets the reasoning effort from the next turn on (applies only to models that support it). */
+  setReasoningEffort(effort: ReasoningEffort): void {
+    this.effort = effort;
   }
 
   /**
@@ -171,6 +193,7 @@ export class AgentSession {
       user: { role: "user", content },
       maxTurns: config.agent.max_turns,
       ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
+      ...(this.supportsReasoningEffort && this.reasoningEffort ? { reasoningEffort: this.reasoningEffort } : {}),
       providerLabel: resolved.provider,
       ...(keyHint(resolved) ? { keyHint: keyHint(resolved) } : {}),
       retry: { maxAttempts: config.agent.api_max_retries },

@@ -144,9 +144,10 @@ describe("fake-llm", () => {
     const models = await fetch(`${server.baseUrl}/models`);
     expect(((await models.json()) as Chunk).data[0].id).toBe("fake-model");
     await (await post(server, { model: "m", messages: [{ role: "user", content: "q" }] })).json();
-    expect(server.requests.map((r) => r.path)).toEqual(["/v1/models", "/v1/chat/completions"]);
-    expect(server.requests[1]?.headers.authorization).toBe("Bearer sk-test");
-    expect(server.requests[1]?.body).toEqual({ model: "m", messages: [{ role: "user", content: "q" }] });
+    expect(server.allRequests.map((r) => r.path)).toEqual(["/v1/models", "/v1/chat/completions"]);
+    expect(server.requests.map((r) => r.path)).toEqual(["/v1/chat/completions"]);
+    expect(server.requests[0]?.headers.authorization).toBe("Bearer sk-test");
+    expect(server.requests[0]?.body).toEqual({ model: "m", messages: [{ role: "user", content: "q" }] });
     server.push({ text: "later" });
     expect(server.remaining()).toBe(1);
   });

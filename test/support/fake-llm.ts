@@ -103,7 +103,10 @@ export interface RecordedRequest {
 export interface FakeLlm {
   /** e.g. `http://127.0.0.1:PORT/v1` */
   baseUrl: string;
+  /** Model calls (every request but `GET /models`), in arrival order. */
   requests: RecordedRequest[];
+  /** Every request, `GET /models` included (the agent fetches the model list in the background). */
+  allRequests: RecordedRequest[];
   push(...steps: ScriptStep[]): void;
   /** Steps not yet consumed. */
   remaining(): number;
@@ -341,6 +344,7 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 export async function startFakeLlm(steps: ScriptStep[] = []): Promise<FakeLlm> {
   const script = [...steps];
   const requests: RecordedRequest[] = [];
+  const allRequests: RecordedRequest[] = [];
   const active = new Set<AbortController>();
   let completions = 0;
 
@@ -352,12 +356,13 @@ export async function startFakeLlm(steps: ScriptStep[] = []): Promise<FakeLlm> {
     res.once("finish", () => {
       record.finishedAt = performance.now();
     });
-    requests.push(record);
+    allRequests.push(record);
     const route = path.split("?")[0];
     if (req.method === "GET" && route === "/v1/models") {
       const data = [{ id: "fake-model", object: "model", created: 0, owned_by: "fake-llm" }];
       return sendJson(res, 200, { object: "list", data });
     }
+    requests.push(record);
     if (req.method !== "POST" || route !== "/v1/chat/completions") {
       return sendJson(res, 404, { error: { message: `fake-llm: no route ${req.method} ${route}` } });
     }
@@ -399,6 +404,7 @@ export async function startFakeLlm(steps: ScriptStep[] = []): Promise<FakeLlm> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    allRequests,
     push: (...more) => void script.push(...more),
     remaining: () => script.length,
     inFlight: () => active.size,

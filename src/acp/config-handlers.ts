@@ -1,0 +1,65 @@
+import { RequestError, type SetSessionConfigOptionRequest, type SetSessionConfigOptionResponse } from "@agentclientprotocol/sdk/unstable";
+import type { Runtime } from "../runtime/runtime.js";
+import { isSessionMode, SESSION_MODES, type SessionMode } from "../runtime/edit-policy.js";
+import { HermesError } from "../shared/errors.js";
+import { EFFORT_CONFIG_ID, MODEL_CONFIG_ID, MODE_CONFIG_ID, sessionConfigOptions, validateConfigValue } from "./config-options.js";
+import type { LiveSession, SessionManager } from "./session-manager.js";
+import type { ReasoningEffort } from "../llm/catalog.js";
+
+function busy(): RequestError {
+  return new RequestError(-32603, "Session is busy; switch models while the session is idle");
+}
+
+/**
+ * `session/set_config_option`: validates against what is advertised (unknown id or value →
+ * invalid params, session unchanged), applies, and answers the whole option list. Changing the
+ * model of a busy session is an error.
+ */
+export async function handleSetConfigOption(runtime: Runtime, sessions: SessionManager, params: SetSessionConfigOptionRequest): Promise<SetSessionConfigOptionResponse> {
+  const live = sessions.get(params.sessionId);
+  const catalog = runtime.catalogSnapshot();
+  const value = validateConfigValue(live.session, catalog, params.configId, params.value);
+  switch (params.configId) {
+    case MODEL_CONFIG_ID:
+      if (live.isRunning) throw busy();
+      await runtime.switchModel(live.session, value);
+      break;
+    case EFFORT_CONFIG_ID:
+      live.session.setReasoningEffort(value as ReasoningEffort);
+      break;
+    case MODE_CONFIG_ID:
+      live.session.approvals.mode = value as SessionMode;
+      break;
+  }
+  return { configOptions: sessionConfigOptions(live.session, catalog) };
+}
+
+/** `session/set_mode` (clients that use modes rather than config options). */
+export function handleSetMode(sessions: SessionManager, sessionId: string, modeId: string): Record<string, never> {
+  const live = sessions.get(sessionId);
+  if (!isSessionMode(modeId)) {
+    throw new HermesError("invalid_params", `unknown mode "${modeId}"; expected one of ${SESSION_MODES.map((m) => m.id).join(", ")}`);
+  }
+  live.session.approvals.mode = modeId;
+  return {};
+}
+
+/**
+ * Legacy `session/set_model {sessionId, modelId}` (older clients): any model the runtime can
+ * resolve (`provider:model`, or a model on the current provider). Busy → error; unusable →
+ * invalid params, session unchanged. The new option list follows as `config_option_update`.
+ */
+export async function handleSetModel(runtime: Runtime, live: LiveSession, modelId: string): Promise<Record<string, never>> {
+  if (live.isRunning) throw busy();
+  await runtime.switchModel(live.session, modelId);
+  return {};
+}
+
+/** Params of `session/set_model`, checked by hand (the method is not in the SDK's schema). */
+export function parseSetModelParams(params: unknown): { sessionId: string; modelId: string } {
+  const value = params as { sessionId?: unknown; modelId?: unknown } | null;
+  if (!value || typeof value.sessionId !== "string" || typeof value.modelId !== "string") {
+    throw RequestError.invalidParams(undefined, "session/set_model takes {sessionId, modelId} strings");
+  }
+  return { sessionId: value.sessionId, modelId: value.modelId };
+}
