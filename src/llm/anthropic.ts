@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import { errorMessage } from "../shared/errors.js";
 import { addCacheBreakpoints, toAnthropicConversation, toAnthropicTools } from "./anthropic-messages.js";
-import { CONTEXT_OVERFLOW, isNetworkError, kindForStatus, parseRetryAfterMs, redactor } from "./provider-errors.js";
+import { classifySdkError, CONTEXT_OVERFLOW, redactor } from "./provider-errors.js";
 import type { FinishReason, ModelRequest, Provider, ProviderErrorKind, ProviderEvent, TokenUsage } from "./types.js";
 
 type AnthropicModule = typeof import("@anthropic-ai/sdk");
@@ -292,38 +292,32 @@ const ERROR_TYPE_KINDS: Readonly<Record<string, ProviderErrorKind>> = {
   not_found_error: "bad_request",
 };
 
-/** A one-line error event; the message names the provider, the status and the server's words, never the key. */
+/** A one-line error event for what the Anthropic SDK threw (see `classifySdkError`). */
 function classifyError(error: unknown, mod: AnthropicModule, providerId: string, redact: (text: string) => string): ErrorEvent {
-  const make = (kind: ProviderErrorKind, text: string, extra: Partial<ErrorEvent> = {}): ErrorEvent => ({
-    type: "error",
-    kind,
-    message: redact(`${providerId}: ${text}`),
-    ...extra,
-  });
-  if (error instanceof mod.APIConnectionTimeoutError) return make("timeout", "request timed out");
-  if (error instanceof mod.APIConnectionError) {
-    const cause = (error as { cause?: unknown }).cause;
-    return make("network", `connection failed: ${cause ? errorMessage(cause) : error.message}`);
-  }
-  if (error instanceof mod.APIError) {
-    const status = error.status;
-    const type = error.type ?? undefined;
-    const serverMessage = error.apiMessage ?? error.message.replace(/^\d{3}\s+/, "");
-    const extra: Partial<ErrorEvent> = {};
-    if (status !== undefined) extra.status = status;
-    const retryAfterMs = error.headers ? parseRetryAfterMs(error.headers) : undefined;
-    if (retryAfterMs !== undefined) extra.retryAfterMs = retryAfterMs;
-    let kind: ProviderErrorKind;
-    if (status === undefined && type && ERROR_TYPE_KINDS[type]) kind = ERROR_TYPE_KINDS[type];
-    else if (type === "invalid_request_error" && CONTEXT_OVERFLOW.test(serverMessage)) kind = "context_overflow";
-    else kind = kindForStatus(status, serverMessage);
-    const text = status !== undefined ? `HTTP ${status}: ${serverMessage}` : `stream error${type ? ` (${type})` : ""}: ${serverMessage}`;
-    return make(kind, text, extra);
-  }
-  if (error instanceof SyntaxError) return make("server", `malformed stream data: ${error.message}`);
-  if (isNetworkError(error)) {
-    const cause = (error as Error).cause;
-    return make("network", `connection lost: ${errorMessage(error)}${cause ? ` (${errorMessage(cause)})` : ""}`);
-  }
-  return make("unknown", errorMessage(error));
+  return classifySdkError(
+    error,
+    {
+      timeoutError: mod.APIConnectionTimeoutError,
+      connectionError: mod.APIConnectionError,
+      apiError: mod.APIError,
+      readApiError: (raw) => {
+        const apiError = raw as InstanceType<AnthropicModule["APIError"]>;
+        const status = apiError.status;
+        const type = apiError.type ?? undefined;
+        const serverMessage = apiError.apiMessage ?? apiError.message.replace(/^\d{3}\s+/, "");
+        let kind: ProviderErrorKind | undefined;
+        if (status === undefined && type && ERROR_TYPE_KINDS[type]) kind = ERROR_TYPE_KINDS[type];
+        else if (type === "invalid_request_error" && CONTEXT_OVERFLOW.test(serverMessage)) kind = "context_overflow";
+        return {
+          status,
+          serverMessage,
+          headers: apiError.headers ?? undefined,
+          ...(kind ? { kind } : {}),
+          streamLabel: `stream error${type ? ` (${type})` : ""}`,
+        };
+      },
+    },
+    providerId,
+    redact,
+  );
 }

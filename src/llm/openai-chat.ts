@@ -9,13 +9,12 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { errorMessage } from "../shared/errors.js";
-import { isNetworkError, kindForStatus, parseRetryAfterMs, redactor } from "./provider-errors.js";
+import { classifySdkError, redactor } from "./provider-errors.js";
 import type {
   ChatMessage,
   FinishReason,
   ModelRequest,
   Provider,
-  ProviderErrorKind,
   ProviderEvent,
   TokenUsage,
 } from "./types.js";
@@ -300,42 +299,27 @@ class ToolCallAssembler {
   }
 }
 
-/** A one-line error event; the message names the provider, the status and the server's words, never the key. */
-function classifyError(
-  error: unknown,
-  mod: OpenAiModule,
-  providerId: string,
-  redact: (text: string) => string,
-): ErrorEvent {
-  const make = (kind: ProviderErrorKind, text: string, extra: Partial<ErrorEvent> = {}): ErrorEvent => ({
-    type: "error",
-    kind,
-    message: redact(`${providerId}: ${text}`),
-    ...extra,
-  });
-  if (error instanceof mod.APIConnectionTimeoutError) return make("timeout", "request timed out");
-  if (error instanceof mod.APIConnectionError) {
-    const cause = (error as { cause?: unknown }).cause;
-    return make("network", `connection failed: ${cause ? errorMessage(cause) : error.message}`);
-  }
-  if (error instanceof mod.APIError) {
-    const body = error.error as { message?: unknown; code?: unknown } | undefined;
-    const status = error.status ?? (typeof body?.code === "number" ? body.code : undefined);
-    const serverMessage =
-      typeof body?.message === "string" ? body.message : error.message.replace(/^\d{3}\s+/, "");
-    const retryAfterMs = error.headers ? parseRetryAfterMs(error.headers) : undefined;
-    const extra: Partial<ErrorEvent> = {};
-    if (status !== undefined) extra.status = status;
-    if (retryAfterMs !== undefined) extra.retryAfterMs = retryAfterMs;
-    const text = status !== undefined ? `HTTP ${status}: ${serverMessage}` : `stream error: ${serverMessage}`;
-    return make(kindForStatus(status, serverMessage), text, extra);
-  }
-  if (error instanceof SyntaxError) return make("server", `malformed stream data: ${error.message}`);
-  if (isNetworkError(error)) {
-    const cause = (error as Error).cause;
-    return make("network", `connection lost: ${errorMessage(error)}${cause ? ` (${errorMessage(cause)})` : ""}`);
-  }
-  return make("unknown", errorMessage(error));
+/** A one-line error event for what the openai SDK threw (see `classifySdkError`). */
+function classifyError(error: unknown, mod: OpenAiModule, providerId: string, redact: (text: string) => string): ErrorEvent {
+  return classifySdkError(
+    error,
+    {
+      timeoutError: mod.APIConnectionTimeoutError,
+      connectionError: mod.APIConnectionError,
+      apiError: mod.APIError,
+      readApiError: (raw) => {
+        const apiError = raw as InstanceType<OpenAiModule["APIError"]>;
+        const body = apiError.error as { message?: unknown; code?: unknown } | undefined;
+        return {
+          status: apiError.status ?? (typeof body?.code === "number" ? body.code : undefined),
+          serverMessage: typeof body?.message === "string" ? body.message : apiError.message.replace(/^\d{3}\s+/, ""),
+          headers: apiError.headers ?? undefined,
+        };
+      },
+    },
+    providerId,
+    redact,
+  );
 }
 
 /**

@@ -2,7 +2,10 @@
  * Error classification shared by the wire providers (openai-chat, anthropic), so every provider
  * maps the same failure to the same `ProviderErrorKind`. Pure; never throws.
  */
-import type { ProviderErrorKind } from "./types.js";
+import { errorMessage } from "../shared/errors.js";
+import type { ProviderErrorKind, ProviderEvent } from "./types.js";
+
+type ErrorEvent = Extract<ProviderEvent, { type: "error" }>;
 
 /** Server wording that means "the prompt does not fit the model's context window". */
 export const CONTEXT_OVERFLOW =
@@ -50,4 +53,56 @@ export function redactor(apiKey: string): (text: string) => string {
     if (apiKey.length >= 4) line = line.split(apiKey).join("***");
     return line.length > 500 ? `${line.slice(0, 497)}...` : line;
   };
+}
+
+/** What an SDK's API error says, read by the SDK-specific side of `classifySdkError`. */
+export interface ApiErrorFacts {
+  status: number | undefined;
+  serverMessage: string;
+  headers: { get(name: string): string | null } | undefined;
+  /** A kind the SDK's error type names exactly (e.g. Anthropic's `overloaded_error`), when it does. */
+  kind?: ProviderErrorKind;
+  /** Shown when there is no status (errors sent inside a stream). */
+  streamLabel?: string;
+}
+
+/** The error classes of one vendor SDK, and how to read its API errors. */
+export interface SdkErrorShape {
+  timeoutError: abstract new (...args: never[]) => Error;
+  connectionError: abstract new (...args: never[]) => Error;
+  apiError: abstract new (...args: never[]) => Error;
+  readApiError(error: Error): ApiErrorFacts;
+}
+
+/**
+ * A one-line error event for anything a provider SDK threw: the message names the provider, the
+ * status and the server's words, never the key (`redact`). Shared by every wire API.
+ */
+export function classifySdkError(error: unknown, sdk: SdkErrorShape, providerId: string, redact: (text: string) => string): ErrorEvent {
+  const make = (kind: ProviderErrorKind, text: string, extra: Partial<ErrorEvent> = {}): ErrorEvent => ({
+    type: "error",
+    kind,
+    message: redact(`${providerId}: ${text}`),
+    ...extra,
+  });
+  if (error instanceof sdk.timeoutError) return make("timeout", "request timed out");
+  if (error instanceof sdk.connectionError) {
+    const cause = (error as { cause?: unknown }).cause;
+    return make("network", `connection failed: ${cause ? errorMessage(cause) : error.message}`);
+  }
+  if (error instanceof sdk.apiError) {
+    const facts = sdk.readApiError(error);
+    const extra: Partial<ErrorEvent> = {};
+    if (facts.status !== undefined) extra.status = facts.status;
+    const retryAfterMs = facts.headers ? parseRetryAfterMs(facts.headers) : undefined;
+    if (retryAfterMs !== undefined) extra.retryAfterMs = retryAfterMs;
+    const text = facts.status !== undefined ? `HTTP ${facts.status}: ${facts.serverMessage}` : `${facts.streamLabel ?? "stream error"}: ${facts.serverMessage}`;
+    return make(facts.kind ?? kindForStatus(facts.status, facts.serverMessage), text, extra);
+  }
+  if (error instanceof SyntaxError) return make("server", `malformed stream data: ${error.message}`);
+  if (isNetworkError(error)) {
+    const cause = (error as Error).cause;
+    return make("network", `connection lost: ${errorMessage(error)}${cause ? ` (${errorMessage(cause)})` : ""}`);
+  }
+  return make("unknown", errorMessage(error));
 }
