@@ -42,7 +42,9 @@ await build({
   minify: process.env.HERMES_BUILD_MINIFY !== "0",
   sourcemap: "linked",
   legalComments: "none",
-  external: ["better-sqlite3"],
+  // Native modules, and SDKs only some setups use (MCP servers, Anthropic's API): those load from
+  // node_modules on first use, so the bundle everyone starts with stays small.
+  external: ["better-sqlite3", "@modelcontextprotocol/sdk", "@anthropic-ai/sdk"],
   plugins: [zodEnglishOnly],
   define: { __HERMES_VERSION__: JSON.stringify(pkg.version), "import.meta.url": "__hermesImportMetaUrl" },
   banner: { js: 'var __hermesImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },

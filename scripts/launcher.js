@@ -17,6 +17,7 @@ try {
   cachedData = undefined;
 }
 const script = new Script(Module.wrap(readFileSync(bundle, "utf8")), { filename: bundle, cachedData });
+cachedData = undefined; // V8 has taken what it needs; do not keep the buffer alive for the whole run
 const cacheOut = process.env.HERMES_CODE_CACHE_OUT;
 if (cacheOut) process.once("exit", () => writeFileSync(cacheOut, script.createCachedData()));
 const module = { exports: {} };
