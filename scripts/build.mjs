@@ -42,9 +42,10 @@ await build({
   minify: process.env.HERMES_BUILD_MINIFY !== "0",
   sourcemap: "linked",
   legalComments: "none",
-  // Native modules, and SDKs only some setups use (MCP servers, Anthropic's API): those load from
-  // node_modules on first use, so the bundle everyone starts with stays small.
-  external: ["better-sqlite3", "@modelcontextprotocol/sdk", "@anthropic-ai/sdk"],
+  // Native modules stay outside. (Leaving the MCP and Anthropic SDKs outside too would need their
+  // `import()` to work inside the launcher's vm.Script, which Node 20 allows only behind a flag;
+  // bundled, they are evaluated on first use anyway and cost no measurable start-up time.)
+  external: ["better-sqlite3"],
   plugins: [zodEnglishOnly],
   define: { __HERMES_VERSION__: JSON.stringify(pkg.version), "import.meta.url": "__hermesImportMetaUrl" },
   banner: { js: 'var __hermesImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
