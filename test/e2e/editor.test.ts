@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
@@ -12,6 +12,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BUILT_BINARY, spawnAgent, type AgentProcess } from "../support/acp-client.js";
 import { startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
 import { createTempHome, type TempHome } from "../support/temp-home.js";
+import { sleepers } from "../support/processes.js";
 
 /**
  * Issue 6, the editor-native parts, end to end over stdio with the built binary: rich prompt
@@ -241,19 +242,3 @@ describe("cancellation and logout", () => {
     expect((again._meta?.hermes as { forgotten: string[] }).forgotten).toEqual([]);
   });
 });
-
-/** Pids of live processes whose command line contains `sleep <marker>`. */
-function sleepers(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ");
-      const state = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]?.[0];
-      if (cmdline.includes(`sleep ${marker}`) && state !== "Z") pids.push(Number(entry));
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return pids;
-}

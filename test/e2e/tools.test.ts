@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { methods, type RequestPermissionRequest, type RequestPermissionResponse, type SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawnAgent, type AgentProcess } from "../support/acp-client.js";
 import { startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
 import { createTempHome, type TempHome } from "../support/temp-home.js";
+import { sleepers } from "../support/processes.js";
 
 /** Issue 3 end to end: tools, approvals and what the editor sees, over stdio with the built binary. */
 let llm: FakeLlm;
@@ -187,19 +188,3 @@ describe("tool calls in the editor", () => {
     expect(toolUpdates("s1").at(-1)).toMatchObject({ sessionUpdate: "tool_call_update", status: "failed" });
   });
 });
-
-/** Pids of live processes whose command line contains `sleep <marker>`. */
-function sleepers(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ");
-      const state = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]?.[0];
-      if (cmdline.includes(`sleep ${marker}`) && state !== "Z") pids.push(Number(entry));
-    } catch {
-      // the process exited while we looked
-    }
-  }
-  return pids;
-}
