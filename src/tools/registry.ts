@@ -29,12 +29,21 @@ export class ToolRegistry {
 
   /** JSON schemas for the model, one per tool: the tool's own `jsonSchema`, else derived from the zod params. */
   schemas(): ToolSchema[] {
-    return this.list().map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.jsonSchema ?? toParametersSchema(tool.params),
-    }));
+    return this.list().map((tool) => ({ name: tool.name, description: tool.description, parameters: parametersOf(tool) }));
   }
+}
+
+/** Derived schemas per tool object: tools are immutable, and the loop asks on every model call. */
+const derivedSchemas = new WeakMap<AnyTool, Record<string, unknown>>();
+
+function parametersOf(tool: AnyTool): Record<string, unknown> {
+  if (tool.jsonSchema) return tool.jsonSchema;
+  let schema = derivedSchemas.get(tool);
+  if (!schema) {
+    schema = toParametersSchema(tool.params);
+    derivedSchemas.set(tool, schema);
+  }
+  return schema;
 }
 
 function toParametersSchema(params: z.ZodType): Record<string, unknown> {
