@@ -139,7 +139,7 @@ export class Runtime {
     if (!record) return undefined;
     const transcript = this.transcript(id);
     const config = this.loadConfig();
-    const resolved = this.resolve(config);
+    const resolved = this.storedModel(config, record.provider, record.model) ?? this.resolve(config);
     const sessionCwd = cwd ?? record.cwd ?? process.cwd();
     const stored = record.systemPrompt;
     const systemPrompt =
@@ -219,6 +219,19 @@ export class Runtime {
    */
   resolveModel(value: string, current?: ResolvedProvider): ResolvedProvider {
     return resolveModelChoice(this.loadConfig(), this.env, this.paths.home, value, current);
+  }
+
+  /**
+   * The model a stored session last used (it may have been switched away from the configured
+   * default), when it can still be reached; undefined sends the caller to the configured default.
+   */
+  private storedModel(config: HermesConfig, provider: string | null, model: string | null): ResolvedProvider | undefined {
+    if (!provider || !model) return undefined;
+    try {
+      return resolveModelChoice(config, this.env, this.paths.home, `${provider}:${model}`);
+    } catch {
+      return undefined;
+    }
   }
 
   /**

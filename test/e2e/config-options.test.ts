@@ -119,4 +119,20 @@ describe("config options", () => {
     const latest = updates("config_option_update").at(-1) as { configOptions: SessionConfigOption[] };
     expect(option(latest.configOptions, "model")).toMatchObject({ currentValue: "local:small-model" });
   });
+
+  it("keeps a switched model across a restart", async () => {
+    const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
+    await agent.connection.agent.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "local:small-model" });
+    llm.push({ text: "first" });
+    await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hello" }] });
+    await agent.close();
+
+    agent = spawnAgent({ env: home.env() });
+    await agent.initialize();
+    const resumed = await agent.connection.agent.request(methods.agent.session.resume, { sessionId, cwd: home.workspace, mcpServers: [] });
+    expect(option(resumed.configOptions, "model")).toMatchObject({ currentValue: "local:small-model" });
+    llm.push({ text: "second" });
+    await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] });
+    expect(llm.requests.at(-1)?.body.model).toBe("small-model");
+  });
 });
