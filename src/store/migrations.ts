@@ -138,6 +138,9 @@ export function migrate(db: Database, path: string, migrations: readonly Migrati
   }
 }
 
+/** `data.reason` of the error for a state.db another program (Python Hermes) created. */
+export const FOREIGN_SCHEMA = "foreign_schema";
+
 function refuseForeignDatabase(db: Database, path: string): void {
   const tables = db.prepare<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
   if (tables.length > 0) {
@@ -147,6 +150,7 @@ function refuseForeignDatabase(db: Database, path: string): void {
         .slice(0, 5)
         .map((t) => t.name)
         .join(", ")}); point HERMES_HOME at another folder or move the file away`,
+      { reason: FOREIGN_SCHEMA },
     );
   }
 }

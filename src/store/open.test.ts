@@ -140,6 +140,23 @@ describe("openStateDb", () => {
     foreign.close();
     expectInternal(() => openStateDb(path), path, "did not create");
   });
+
+  it("leaves another Hermes's state.db untouched and keeps its own sessions in state-acp.db beside it", () => {
+    const path = join(root, "state.db");
+    const Sqlite = loadSqlite();
+    const foreign = new Sqlite(path);
+    foreign.exec("CREATE TABLE sessions (id TEXT PRIMARY KEY, last_activity_at REAL); INSERT INTO sessions VALUES ('py', 1)");
+    foreign.close();
+    const store = new StateStore(path);
+    const meta = store.createSession({ id: "ts", cwd: "/w", model: "m", provider: "p" });
+    store.appendMessage(meta, { role: "user", content: "hello" });
+    expect(store.loadMessages("ts")).toHaveLength(1);
+    store.close();
+    expect(existsSync(join(root, "state-acp.db"))).toBe(true);
+    const check = new Sqlite(path, { readonly: true });
+    expect(check.prepare("SELECT id FROM sessions").all()).toEqual([{ id: "py" }]);
+    check.close();
+  });
 });
 
 describe("migrate", () => {

@@ -10,7 +10,10 @@
  * database cannot be opened or fails, `invalid_params` for bad input, `session_not_found` where
  * stated. A failed open is not cached: the next call tries again.
  */
-import { HermesError } from "../shared/errors.js";
+import { dirname, join } from "node:path";
+import { HermesError, isHermesError } from "../shared/errors.js";
+import { log } from "../shared/logger.js";
+import { FOREIGN_SCHEMA } from "./migrations.js";
 import { messagesAround, readSession, recentSessions, type RecentSession, type SessionTranscript } from "./browse.js";
 import { Connection } from "./connection.js";
 import { appendMessages, loadMessageRows, sessionMeta } from "./messages.js";
@@ -156,8 +159,21 @@ export class StateStore {
     return this.run(() => recentSessions(this.conn(), options));
   }
 
+  /**
+   * The open database. A state.db that another program created (Python Hermes keeps its own schema
+   * in the same `~/.hermes/state.db`) is left untouched: this store then keeps its sessions in
+   * `state-acp.db` beside it, and says so once in the log.
+   */
   private conn(): Connection {
-    this.connection ??= new Connection(openStateDb(this.path, this.options), this.path);
+    if (this.connection) return this.connection;
+    try {
+      this.connection = new Connection(openStateDb(this.path, this.options), this.path);
+    } catch (error) {
+      if (!isHermesError(error) || error.data?.reason !== FOREIGN_SCHEMA) throw error;
+      const own = join(dirname(this.path), "state-acp.db");
+      log.warn(`${this.path} belongs to another Hermes (its schema is not ours); hermes-acp keeps its sessions in ${own}`);
+      this.connection = new Connection(openStateDb(own, this.options), own);
+    }
     return this.connection;
   }
 
