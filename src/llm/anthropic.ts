@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import { errorMessage } from "../shared/errors.js";
 import { addCacheBreakpoints, toAnthropicConversation, toAnthropicTools } from "./anthropic-messages.js";
+import { abortedEvent, GuardedStream } from "./guarded-stream.js";
 import { classifySdkError, CONTEXT_OVERFLOW, redactor } from "./provider-errors.js";
 import type { FinishReason, ModelRequest, Provider, ProviderErrorKind, ProviderEvent, TokenUsage } from "./types.js";
 
@@ -133,32 +134,16 @@ async function* streamMessages(
     return;
   }
 
-  // Our own controller: it follows the caller's signal and also fires when the stream goes silent.
-  const controller = new AbortController();
-  const onAbort = (): void => controller.abort();
-  signal.addEventListener("abort", onAbort, { once: true });
-  const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  let idleTimer: NodeJS.Timeout | undefined;
-  let idleFired = false;
+  const guard = new GuardedStream<RawMessageStreamEvent>(signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
   const tools = new Map<number, ToolBlock>();
   const usage = new UsageTotals();
-  let iterator: AsyncIterator<RawMessageStreamEvent> | undefined;
   let stopReason: string | undefined;
   let failure: ErrorEvent | undefined;
+  const classify = (error: unknown): ErrorEvent => classifyError(error, loaded.mod, options.id, redact);
 
   try {
-    const stream = await loaded.client.messages.create(toMessagesRequest(request, options.promptCaching ?? true), { signal: controller.signal });
-    iterator = stream[Symbol.asyncIterator]();
-    for (;;) {
-      if (signal.aborted) break;
-      idleTimer = setTimeout(() => {
-        idleFired = true;
-        controller.abort();
-      }, idleMs);
-      const next = await iterator.next();
-      clearTimeout(idleTimer);
-      if (next.done) break;
-      const event = next.value;
+    const body = toMessagesRequest(request, options.promptCaching ?? true);
+    for await (const event of guard.chunks((own) => loaded.client.messages.create(body, { signal: own }))) {
       switch (event.type) {
         case "message_start":
           usage.add(event.message.usage);
@@ -195,19 +180,9 @@ async function* streamMessages(
           break;
       }
     }
+    failure = guard.failure(options.id, stopReason !== undefined, classify);
   } catch (error) {
-    if (!signal.aborted && !idleFired) failure = classifyError(error, loaded.mod, options.id, redact);
-  } finally {
-    clearTimeout(idleTimer);
-    signal.removeEventListener("abort", onAbort);
-    controller.abort();
-    await iterator?.return?.().catch(() => undefined);
-  }
-
-  if (signal.aborted) failure = abortedEvent();
-  else if (idleFired) failure = { type: "error", kind: "timeout", message: `${options.id}: no data from the model for ${Math.round(idleMs / 1000)} s` };
-  else if (!failure && stopReason === undefined) {
-    failure = { type: "error", kind: "network", message: `${options.id}: the stream ended before the model finished` };
+    failure = signal.aborted ? abortedEvent() : classify(error);
   }
   if (failure) {
     yield failure;
@@ -227,9 +202,6 @@ function finalArguments(call: ToolBlock): string {
   return initial !== null && typeof initial === "object" ? JSON.stringify(initial) : "{}";
 }
 
-function abortedEvent(): ErrorEvent {
-  return { type: "error", kind: "aborted", message: "request aborted" };
-}
 
 /**
  * Anthropic usage across `message_start` and `message_delta` (later values win). `inputTokens`

@@ -9,6 +9,7 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { errorMessage } from "../shared/errors.js";
+import { abortedEvent, GuardedStream } from "./guarded-stream.js";
 import { classifySdkError, redactor } from "./provider-errors.js";
 import type {
   ChatMessage,
@@ -97,32 +98,16 @@ async function* streamChat(
     return;
   }
 
-  // Our own controller: it follows the caller's signal and also fires when the stream goes silent.
-  const controller = new AbortController();
-  const onAbort = (): void => controller.abort();
-  signal.addEventListener("abort", onAbort, { once: true });
-  let idleTimer: NodeJS.Timeout | undefined;
-  let idleFired = false;
-  const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const guard = new GuardedStream<ChatCompletionChunk>(signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
   const calls = new ToolCallAssembler();
-  let iterator: AsyncIterator<ChatCompletionChunk> | undefined;
   let usage: TokenUsage | undefined;
   let finishReason: string | undefined;
   let failure: ErrorEvent | undefined;
+  const classify = (error: unknown): ErrorEvent => classifyError(error, loaded.mod, options.id, redact);
 
   try {
-    const stream = await loaded.client.chat.completions.create(toWireRequest(request, isOpenRouter(options.baseUrl)), { signal: controller.signal });
-    iterator = stream[Symbol.asyncIterator]();
-    for (;;) {
-      if (signal.aborted) break;
-      idleTimer = setTimeout(() => {
-        idleFired = true;
-        controller.abort();
-      }, idleMs);
-      const next = await iterator.next();
-      clearTimeout(idleTimer);
-      if (next.done) break;
-      const chunk = next.value;
+    const body = toWireRequest(request, isOpenRouter(options.baseUrl));
+    for await (const chunk of guard.chunks((own) => loaded.client.chat.completions.create(body, { signal: own }))) {
       if (chunk.usage) usage = toUsage(chunk.usage);
       const choice = chunk.choices?.[0];
       if (!choice) continue;
@@ -133,22 +118,11 @@ async function* streamChat(
       for (const call of delta.tool_calls ?? []) yield* calls.accept(call);
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
+    failure = guard.failure(options.id, finishReason !== undefined, classify);
   } catch (error) {
-    if (!signal.aborted && !idleFired) failure = classifyError(error, loaded.mod, options.id, redact);
-  } finally {
-    clearTimeout(idleTimer);
-    signal.removeEventListener("abort", onAbort);
-    controller.abort();
-    await iterator?.return?.().catch(() => undefined);
+    failure = signal.aborted ? abortedEvent() : classify(error);
   }
 
-  if (signal.aborted) failure = abortedEvent();
-  else if (idleFired) {
-    const message = `${options.id}: no data from the model for ${Math.round(idleMs / 1000)} s`;
-    failure = { type: "error", kind: "timeout", message };
-  } else if (!failure && finishReason === undefined) {
-    failure = { type: "error", kind: "network", message: `${options.id}: the stream ended before the model finished` };
-  }
   if (failure) {
     yield failure;
     return;
@@ -158,9 +132,6 @@ async function* streamChat(
   yield { type: "done", finishReason: toFinishReason(finishReason ?? "stop", calls.size > 0) };
 }
 
-function abortedEvent(): ErrorEvent {
-  return { type: "error", kind: "aborted", message: "request aborted" };
-}
 
 function isOpenRouter(baseUrl: string): boolean {
   try {
