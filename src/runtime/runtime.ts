@@ -1,5 +1,6 @@
+import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import { tryLoadConfig } from "../config/load.js";
+import { tryLoadConfig, type LoadConfigResult } from "../config/load.js";
 import { homePaths, type HomePaths } from "../config/paths.js";
 import { forgetStoredCredentials, type ForgetReport } from "../config/forget-credentials.js";
 import { addCommandAllowlistEntry } from "../config/write.js";
@@ -55,6 +56,7 @@ export class Runtime {
   readonly store: StateStore;
   private readonly env: NodeJS.ProcessEnv;
   private providerCache: { key: string; provider: Provider } | undefined;
+  private configCache: { stamp: string; result: LoadConfigResult } | undefined;
   /** The model picker's catalog; live model lists are fetched on first use only, then cached. */
   readonly models = new ModelCatalog();
   private readonly contextWindowLookup: ModelWindowLookup | undefined;
@@ -66,16 +68,26 @@ export class Runtime {
     this.contextWindowLookup = options.contextWindowLookup ?? ((provider, model) => this.models.contextLength(provider, model));
   }
 
+  /**
+   * config.yaml as it is now, parsed once per version of the file (a stat per call), so the
+   * several reads of one request (initialize, session/new, the model picker) cost one parse.
+   */
+  private currentConfig(): LoadConfigResult {
+    const stamp = fileStamp(this.paths.configFile);
+    if (this.configCache?.stamp !== stamp) this.configCache = { stamp, result: tryLoadConfig(this.paths.home) };
+    return this.configCache.result;
+  }
+
   /** Current config.yaml, validated. Throws HermesError `config_invalid` naming the problem. */
   loadConfig(): HermesConfig {
-    const loaded = tryLoadConfig(this.paths.home);
+    const loaded = this.currentConfig();
     if (!loaded.ok) throw loaded.error;
     return loaded.config;
   }
 
   /** The configured provider id, or undefined when none is configured or config is broken. */
   configuredProvider(): string | undefined {
-    const loaded = tryLoadConfig(this.paths.home);
+    const loaded = this.currentConfig();
     if (!loaded.ok) return undefined;
     return detectProvider(loaded.config, this.env);
   }
@@ -176,7 +188,7 @@ export class Runtime {
    */
   addMcpServers(session: AgentSession, servers: readonly McpServerInput[]): void {
     if (!session.mcp || servers.length === 0) return;
-    const loaded = tryLoadConfig(this.paths.home);
+    const loaded = this.currentConfig();
     session.mcp.start(this.mcpSpecs(servers, loaded.ok ? loaded.config : undefined));
   }
 
@@ -203,13 +215,13 @@ export class Runtime {
    * config.yaml gives []).
    */
   async catalog(): Promise<CatalogEntry[]> {
-    const loaded = tryLoadConfig(this.paths.home);
+    const loaded = this.currentConfig();
     return loaded.ok ? this.models.list(loaded.config, this.env) : [];
   }
 
   /** The picker's choices known without I/O: declared models plus the lists fetched earlier. Never throws. */
   catalogSnapshot(): CatalogEntry[] {
-    const loaded = tryLoadConfig(this.paths.home);
+    const loaded = this.currentConfig();
     return loaded.ok ? this.models.snapshot(loaded.config, this.env) : [];
   }
 
@@ -293,7 +305,7 @@ export class Runtime {
       ...(input.title !== undefined ? { title: input.title } : {}),
       approvalSettings: {
         config: () => {
-          const current = tryLoadConfig(this.paths.home);
+          const current = this.currentConfig();
           return current.ok ? current.config : config;
         },
         persistAllowed: (patternKey) => addCommandAllowlistEntry(this.paths.home, patternKey),
@@ -331,6 +343,16 @@ export class Runtime {
         : (await import("../llm/openai-chat.js")).createOpenAiChatProvider(options);
     this.providerCache = { key, provider };
     return provider;
+  }
+}
+
+/** The file's identity for caching: changes whenever the file is written (or appears / disappears). */
+function fileStamp(path: string): string {
+  try {
+    const stat = statSync(path);
+    return `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+  } catch {
+    return "missing";
   }
 }
 
