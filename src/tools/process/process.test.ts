@@ -54,6 +54,27 @@ async function until(condition: () => boolean | Promise<boolean>): Promise<void>
 }
 
 describe("process tool", () => {
+  it("checks text sent to a background shell like a terminal command, so a denied command cannot slip through", async () => {
+    const target = path.join(dir, "keep-me");
+    mkdirSync(target);
+    const asked: string[] = [];
+    const context = ctx({
+      ports: {
+        approveCommand: async (request) => {
+          asked.push(request.command);
+          return false;
+        },
+      },
+    });
+    const shell = await background("bash", context);
+    const refused = await call({ action: "submit", session_id: shell.id, data: `rm -rf ${target}` }, context);
+    expect(refused.isError).toBe(true);
+    expect(asked).toEqual([`rm -rf ${target}`]);
+    await call({ action: "submit", session_id: shell.id, data: "echo still-here" }, context);
+    await until(async () => (await call({ action: "log", session_id: shell.id }, context)).json.output?.includes("still-here") === true);
+    expect(realpathSync(target)).toBe(target);
+  });
+
   it("is an execute tool titled by action and id", () => {
     expect(processTool.kind).toBe("execute");
     expect(processTool.mutating).toBe(true);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool, type ToolContext, type ToolResult } from "../types.js";
+import { guardCommand } from "../terminal/guard.js";
 import { truncateMiddle } from "./output.js";
 import { processRegistry, type BackgroundProcess, type ProcessInfo } from "./registry.js";
 
@@ -81,8 +82,13 @@ export async function executeProcess(args: ProcessArgs, ctx: ToolContext): Promi
     case "kill":
       return kill(record);
     case "write":
-    case "submit":
+    case "submit": {
+      // Text sent to a background process may be a command line for a shell it runs: it gets the
+      // same danger check and approval as a terminal command (fail closed for anything flagged).
+      const verdict = await guardCommand(args.data ?? "", ctx);
+      if (verdict.action === "refuse") return failure(action, verdict.message, record.info());
       return write(action, record, args.data);
+    }
     case "close":
       if (!record.closeStdin()) return failure(action, stdinClosedMessage(record), record.info());
       return result({ session_id: record.id, status: record.status, stdin: "closed" }, { action, process: record.info() });
