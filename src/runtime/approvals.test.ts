@@ -27,7 +27,7 @@ const command = (patternKey = "rm_recursive"): CommandApprovalRequest => ({ call
 const edit = (path: string): EditApprovalRequest => ({ callId: "c", toolName: "write_file", edits: [{ path, oldText: null, newText: "x" }] });
 
 function approvals(cwd = "/work", persisted: string[] = [], config = defaultConfig()) {
-  return new SessionApprovals({ cwd, config: () => config, persistAllowed: (key) => persisted.push(key) });
+  return new SessionApprovals({ cwd, hermesHome: "/home/u/.hermes", config: () => config, persistAllowed: (key) => persisted.push(key) });
 }
 
 describe("command approvals", () => {
@@ -110,6 +110,16 @@ describe("edit approvals", () => {
       expect(editAutoApproved("dont_ask", [path], cwd), path).toBe(false);
     }
     expect(isSensitivePath(join(cwd, "src/env.ts"))).toBe(false);
+  });
+
+  it("always asks for HERMES_HOME (config.yaml can switch approvals off), shell start-up files and credential stores", async () => {
+    const session = approvals(cwd);
+    session.mode = "dont_ask";
+    const ports = session.ports(scriptedUser([], []).asker, new AbortController().signal);
+    for (const path of ["/home/u/.hermes/config.yaml", "/home/u/.hermes/.env", "/home/u/.bashrc", "/home/u/.zshrc", "/home/u/.netrc", "/home/u/.aws/credentials"]) {
+      expect(await ports.approveEdit!(edit(path)), path).toBe(false);
+    }
+    expect(await ports.approveEdit!(edit("/home/u/project/notes.md"))).toBe(true);
   });
 
   it("auto-approves the temp directory in accept_edits", () => {

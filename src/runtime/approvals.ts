@@ -19,6 +19,8 @@ export interface PermissionAsker {
 
 export interface ApprovalSettings {
   cwd: string;
+  /** HERMES_HOME: edits there always ask, whatever the mode. */
+  hermesHome: string;
   /** The current config (re-read so an allowlist edited by hand applies). */
   config: () => HermesConfig;
   /** Persists "allow always" for a pattern (config.yaml `command_allowlist`). */
@@ -77,7 +79,7 @@ export class SessionApprovals {
   private async approveEdit(request: EditApprovalRequest, asker: PermissionAsker, signal: AbortSignal): Promise<boolean> {
     if (signal.aborted || this.mode === "plan") return false;
     const paths = request.edits.flatMap((edit) => (edit.fromPath ? [edit.path, edit.fromPath] : [edit.path]));
-    if (editAutoApproved(this.mode, paths, this.settings.cwd)) {
+    if (editAutoApproved(this.mode, paths, this.settings.cwd, [this.settings.hermesHome])) {
       log.info(`auto-approved ${request.toolName} edit of ${paths.join(", ")} in mode ${this.mode}`);
       return true;
     }
@@ -86,6 +88,6 @@ export class SessionApprovals {
 
   /** Whether edits to `paths` would go ahead without asking (the editor then shows the diff on the tool call). */
   autoApproves(paths: readonly string[]): boolean {
-    return editAutoApproved(this.mode, paths, this.settings.cwd);
+    return editAutoApproved(this.mode, paths, this.settings.cwd, [this.settings.hermesHome]);
   }
 }

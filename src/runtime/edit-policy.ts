@@ -22,15 +22,30 @@ export function isSessionMode(value: unknown): value is SessionMode {
   return SESSION_MODES.some((mode) => mode.id === value);
 }
 
-const SENSITIVE_DIRS = new Set([".git", ".ssh"]);
-const SENSITIVE_FILES = new Set([".env", "id_rsa", "id_ed25519"]);
+const SENSITIVE_DIRS = new Set([".git", ".ssh", ".aws", ".gnupg"]);
+const SENSITIVE_FILES = new Set([
+  ".env",
+  "id_rsa",
+  "id_ed25519",
+  // shell start-up files and credential stores: an edit there runs or leaks on the next login
+  ".bashrc",
+  ".bash_profile",
+  ".profile",
+  ".zshrc",
+  ".zprofile",
+  ".netrc",
+  ".npmrc",
+  ".pypirc",
+]);
 
 /**
- * True when a path must always be asked about, whatever the mode: a `.git` or `.ssh` component,
- * a `.env*` file, or an SSH private key. Checked on the path as written and on its real target,
- * so a symlink to `.env` is sensitive too.
+ * True when a path must always be asked about, whatever the mode: a `.git`, `.ssh`, `.aws` or
+ * `.gnupg` component, a `.env*` file, an SSH private key, a shell start-up file or credential
+ * store, or anything under `protectedRoots` (HERMES_HOME: its config.yaml can switch approvals
+ * off). Checked on the path as written and on its real target, so a symlink to `.env` counts too.
  */
-export function isSensitivePath(path: string): boolean {
+export function isSensitivePath(path: string, protectedRoots: readonly string[] = []): boolean {
+  if (protectedRoots.some((root) => isInside(path, root))) return true;
   return [path, realTarget(path)].some((candidate) => {
     const parts = candidate.split(sep).map((part) => part.toLowerCase());
     if (parts.some((part) => SENSITIVE_DIRS.has(part))) return true;
@@ -66,8 +81,8 @@ function isInside(path: string, root: string): boolean {
  * `plan`, any sensitive path, and (for `accept_edits`) any path outside the cwd and the temp
  * directory all need the user.
  */
-export function editAutoApproved(mode: SessionMode, paths: readonly string[], cwd: string): boolean {
-  if (paths.length === 0 || paths.some(isSensitivePath)) return false;
+export function editAutoApproved(mode: SessionMode, paths: readonly string[], cwd: string, protectedRoots: readonly string[] = []): boolean {
+  if (paths.length === 0 || paths.some((path) => isSensitivePath(path, protectedRoots))) return false;
   switch (mode) {
     case "dont_ask":
       return true;

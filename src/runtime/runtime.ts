@@ -304,6 +304,7 @@ export class Runtime {
       ...(input.history ? { history: input.history } : {}),
       ...(input.title !== undefined ? { title: input.title } : {}),
       approvalSettings: {
+        hermesHome: this.paths.home,
         config: () => {
           const current = this.currentConfig();
           return current.ok ? current.config : config;
