@@ -13,6 +13,7 @@ import { newId } from "../shared/ids.js";
 import { log } from "../shared/logger.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { hermesAcpTools } from "../tools/toolsets.js";
+import { repairToolPairs } from "../agent/history-repair.js";
 import type { ToolOutcome } from "../agent/loop.js";
 import { StateStore } from "../store/state-store.js";
 import { resolveMcpServers, type McpServerInput } from "./mcp/server-spec.js";
@@ -205,7 +206,8 @@ export class Runtime {
       }
       return entry;
     });
-    return afterLastReset(entries, (entry) => entry.message);
+    // A process that died mid-tool leaves calls without results: repaired so the model accepts it.
+    return repairToolPairs(afterLastReset(entries, (entry) => entry.message));
   }
 
   /**

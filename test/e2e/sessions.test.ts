@@ -108,6 +108,15 @@ describe("sessions that survive", () => {
     const replay = updatesFor(b, sessionId);
     expect(replay[0]).toMatchObject({ sessionUpdate: "user_message_chunk" });
     expect(replay).toContainEqual(expect.objectContaining({ sessionUpdate: "tool_call", toolCallId: "s1", title: "terminal: sleep 600" }));
+    expect(replay).toContainEqual(expect.objectContaining({ sessionUpdate: "tool_call_update", toolCallId: "s1", status: "failed" }));
+
+    // The conversation continues: the unfinished call has an "interrupted" result, so the model accepts the history.
+    llm.push({ text: "It was interrupted." });
+    await prompt(b, sessionId, "what happened?");
+    const sent = llm.requests.at(-1)?.body.messages as Array<{ role: string; tool_call_id?: string; content: string }>;
+    expect(sent.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "user"]);
+    expect(sent[3]).toMatchObject({ tool_call_id: "s1" });
+    expect(sent[3]?.content).toContain("Interrupted");
   });
 
   it("resumes without replay, and an unknown id is -32002", async () => {
