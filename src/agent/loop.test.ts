@@ -299,7 +299,7 @@ describe("runTurn", () => {
       mutating: true,
       params: z.object({}),
       describe: () => ({ title: "leak", locations: [] }),
-      execute: async () => ({ content: "KEY=sk-or-v1-0123456789abcdefDEADBEEF", details: { output: "sk-or-v1-0123456789abcdefDEADBEEF" } }),
+      execute: async () => ({ content: "KEY=sk-or-v1-0123456789abcdefDEADBEEF", details: { output: "sk-or-v1-0123456789abcdefDEADBEEF", files: [{ path: "/w/.env", oldText: null, newText: "KEY=sk-or-v1-0123456789abcdefDEADBEEF" }] } }),
     });
     llm.push({ tool_calls: [{ id: "l1", name: "leak", arguments: {} }] }, { text: "ok" });
     const { input, events, history } = turn({ tools: new ToolRegistry([leaky]) });

@@ -14,10 +14,14 @@ function redactResult(result: ToolResult): ToolResult {
   return { ...result, content: redactRegisteredSecrets(result.content), details: redactDetails(result.details) };
 }
 
-function redactDetails(details: unknown): unknown {
-  return details && typeof details === "object" && typeof (details as { output?: unknown }).output === "string"
-    ? { ...details, output: redactRegisteredSecrets((details as { output: string }).output) }
-    : details;
+/** Every string inside `details` (diffs, file text, output) with the agent's secrets masked. */
+function redactDetails(details: unknown, depth = 0): unknown {
+  if (typeof details === "string") return redactRegisteredSecrets(details);
+  if (!details || typeof details !== "object" || depth > 8) return details;
+  if (Array.isArray(details)) return details.map((item) => redactDetails(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(details)) copy[key] = redactDetails(value, depth + 1);
+  return copy;
 }
 
 /** Arguments as the editor should see them: parsed JSON, or `{ raw }` when unparseable. */
