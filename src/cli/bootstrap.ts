@@ -1,3 +1,4 @@
+import { markDotenvCredentials } from "../config/agent-credentials.js";
 import { loadDotenv } from "../config/dotenv.js";
 import { hermesHome, homePaths, type HomePaths } from "../config/paths.js";
 import { redactSecrets, registerSecret } from "../config/redact.js";
@@ -14,6 +15,7 @@ export function bootstrap(options: { logFile: boolean }): HomePaths {
   const paths = homePaths(hermesHome());
   log.setRedactor(redactSecrets);
   const loaded = loadDotenv(paths.envFile);
+  markDotenvCredentials(loaded);
   for (const [key, value] of Object.entries(process.env)) {
     if (value && SECRET_ENV.test(key)) registerSecret(value);
   }

@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
+import { markAgentCredentials } from "../config/agent-credentials.js";
 import { tryLoadConfig, type LoadConfigResult } from "../config/load.js";
 import { homePaths, type HomePaths } from "../config/paths.js";
 import { forgetStoredCredentials, type ForgetReport } from "../config/forget-credentials.js";
@@ -19,6 +20,7 @@ import { StateStore } from "../store/state-store.js";
 import { resolveMcpServers, type McpServerInput } from "./mcp/server-spec.js";
 import { SessionMcp } from "./mcp/session-mcp.js";
 import { afterLastReset } from "./history-reset.js";
+import { keyHint } from "./key-hint.js";
 import { SessionRecorder } from "./recorder.js";
 import { createSessionSearchPort } from "./session-search-port.js";
 import { resolveModelChoice } from "./model-switch.js";
@@ -276,6 +278,7 @@ export class Runtime {
     mcpServers: readonly McpServerInput[];
   }): Promise<AgentSession> {
     const { config, resolved } = input;
+    hideCredentialsFromCommands(config, resolved);
     const meta = this.store.createSession({
       id: input.id,
       cwd: input.cwd,
@@ -347,6 +350,18 @@ export class Runtime {
     this.providerCache = { key, provider };
     return provider;
   }
+}
+
+/**
+ * Marks the variables this session's provider keys come from (the resolved key's variable and
+ * every `providers.<name>.key_env`) so commands the model runs never see them.
+ */
+function hideCredentialsFromCommands(config: HermesConfig, resolved: ResolvedProvider): void {
+  const names: string[] = [];
+  const hint = keyHint(resolved);
+  if (hint && /^[A-Za-z_][A-Za-z0-9_]*$/.test(hint)) names.push(hint);
+  for (const entry of Object.values(config.providers)) if (entry.key_env) names.push(entry.key_env);
+  markAgentCredentials(names);
 }
 
 /** The file's identity for caching: changes whenever the file is written (or appears / disappears). */

@@ -7,3 +7,13 @@ describe("childEnv", () => {
     expect(env).toEqual({ PATH: "/bin", GITHUB_TOKEN: "ghp_z", HOME: "/h", HERMES_SESSION_ID: "s1" });
   });
 });
+
+describe("childEnv with the agent's own credentials", () => {
+  it("also hides variables marked as the agent's (from $HERMES_HOME/.env, providers' key_env)", async () => {
+    const { markAgentCredentials, markDotenvCredentials } = await import("../../config/agent-credentials.js");
+    markDotenvCredentials(["TOGETHER_API_KEY", "EDITOR"]);
+    markAgentCredentials(["MY_GATEWAY_SECRET"]);
+    const env = childEnv("s2", { TOGETHER_API_KEY: "t", MY_GATEWAY_SECRET: "g", EDITOR: "vim", PATH: "/bin" });
+    expect(env).toEqual({ EDITOR: "vim", PATH: "/bin", HERMES_SESSION_ID: "s2" });
+  });
+});

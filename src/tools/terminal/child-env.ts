@@ -1,3 +1,5 @@
+import { agentCredentialNames } from "../../config/agent-credentials.js";
+
 /**
  * Credentials the agent itself uses to reach model providers. Commands the model runs never see
  * them (a `printenv` must not leak the user's OpenRouter key into the conversation); everything
@@ -21,16 +23,21 @@ const PROVIDER_CREDENTIALS = new Set([
   "KIMI_API_KEY",
 ]);
 
-/** The provider credential variables commands never see (for environments built elsewhere, e.g. the editor's terminal). */
+/**
+ * The credential variables commands never see: the well-known provider keys plus what the agent
+ * marked as its own (secrets from `$HERMES_HOME/.env`, providers' `key_env`). Also used for
+ * environments built elsewhere, e.g. the editor's terminal.
+ */
 export function providerCredentialNames(): string[] {
-  return [...PROVIDER_CREDENTIALS];
+  return [...new Set([...PROVIDER_CREDENTIALS, ...agentCredentialNames()])];
 }
 
-/** The environment for a command the model runs: the agent's, minus provider credentials, plus the session id. */
+/** The environment for a command the model runs: the agent's, minus its credentials, plus the session id. */
 export function childEnv(sessionId: string, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const hidden = new Set(providerCredentialNames());
   const result: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
-    if (!PROVIDER_CREDENTIALS.has(name)) result[name] = value;
+    if (!hidden.has(name)) result[name] = value;
   }
   result.HERMES_SESSION_ID = sessionId;
   return result;
