@@ -179,12 +179,14 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
       { tools: input.tools, context: { ...input.toolContext, signal }, emit, ...(input.toolGate ? { gate: input.toolGate } : {}), truncated },
       (call, result) => {
         const toolOutcome: ToolOutcome = { isError: result.isError === true, ...(result.details !== undefined ? { details: result.details } : {}) };
-        append({ role: "tool", tool_call_id: call.id, name: call.function.name, content: result.content }, toolOutcome);
+        // Steering joins the batch's last result before it is stored, so a reload keeps it too.
+        const last = call === toolCalls.at(-1) && !signal.aborted;
+        const content = last ? withSteering(result.content, input.takeSteering?.()) : result.content;
+        append({ role: "tool", tool_call_id: call.id, name: call.function.name, content }, toolOutcome);
       },
     );
     if (signal.aborted) return finish("cancelled");
     if (!recovered) return finish("max_tokens");
-    steer(history, input.takeSteering?.());
   }
 }
 
@@ -198,10 +200,7 @@ function assistantMessage(step: ModelStepResult, toolCalls: ToolCall[], finishRe
   };
 }
 
-/** Appends steering text to the newest tool result (role alternation stays valid). */
-function steer(history: ChatMessage[], guidance: string | undefined): void {
-  if (!guidance) return;
-  const last = history.at(-1);
-  if (last?.role !== "tool") return;
-  last.content += `\n\n[User guidance for the rest of this turn: ${guidance}]`;
+/** A tool result with the user's steering appended (role alternation stays valid). */
+function withSteering(content: string, guidance: string | undefined): string {
+  return guidance ? `${content}\n\n[User guidance for the rest of this turn: ${guidance}]` : content;
 }
