@@ -13,8 +13,12 @@ import { clientTerminalPort } from "./client-terminal.js";
  *   terminal, embedded in the tool call.
  * Nothing advertised → no ports (local disk and local bash). Reads stop waiting when `signal`
  * (the turn) is cancelled; writes are never abandoned half way, so the editor has the last word
- * on whether a write happened. Terminals are killed on `signal` by the terminal port.
+ * on whether a write happened — unless it does not answer within a minute (the edit then fails).
+ * Terminals are killed on `signal` by the terminal port.
  */
+/** How long an edit written through the editor may take before it counts as failed. */
+export const EDITOR_WRITE_TIMEOUT_MS = 60_000;
+
 export function editorPorts(client: AgentContext, capabilities: ClientCapabilities | undefined, sessionId: string, signal: AbortSignal): ToolPorts {
   const ports: ToolPorts = {};
   if (capabilities?.fs?.readTextFile === true) {
@@ -25,7 +29,11 @@ export function editorPorts(client: AgentContext, capabilities: ClientCapabiliti
   }
   if (capabilities?.fs?.writeTextFile === true) {
     ports.writeTextFile = async (path, content) => {
-      await client.request(methods.client.fs.writeTextFile, { sessionId, path, content });
+      // Not abandoned on cancel, but an editor that never answers must not hold the turn forever.
+      await client.request(methods.client.fs.writeTextFile, { sessionId, path, content }, {
+        cancellationSignal: AbortSignal.timeout(EDITOR_WRITE_TIMEOUT_MS),
+        stopWaitingOnCancel: true,
+      });
     };
   }
   if (capabilities?.terminal === true) ports.runInClientTerminal = clientTerminalPort(client, sessionId);
