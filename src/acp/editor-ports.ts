@@ -2,6 +2,9 @@ import { methods, type AgentContext, type ClientCapabilities } from "@agentclien
 import type { ToolPorts } from "../tools/ports.js";
 import { clientTerminalPort } from "./client-terminal.js";
 
+/** How long an edit written through the editor may take before it counts as failed. */
+export const EDITOR_WRITE_TIMEOUT_MS = 60_000;
+
 /**
  * The tool ports a turn gets from the editor, by what the client advertised in `initialize`:
  * - `fs.readTextFile` → `readTextFile` (`fs/read_text_file`): read_file and the edit tools see
@@ -16,9 +19,6 @@ import { clientTerminalPort } from "./client-terminal.js";
  * on whether a write happened — unless it does not answer within a minute (the edit then fails).
  * Terminals are killed on `signal` by the terminal port.
  */
-/** How long an edit written through the editor may take before it counts as failed. */
-export const EDITOR_WRITE_TIMEOUT_MS = 60_000;
-
 export function editorPorts(client: AgentContext, capabilities: ClientCapabilities | undefined, sessionId: string, signal: AbortSignal): ToolPorts {
   const ports: ToolPorts = {};
   if (capabilities?.fs?.readTextFile === true) {
