@@ -64,6 +64,21 @@ describe("LiveSession holds, queue and cancel", () => {
     expect(live.takeInterrupted()).toBeUndefined();
   });
 
+  it("cancels a prompt that was waiting for a cancelled turn to unwind when another cancel arrives", async () => {
+    const live = liveSession();
+    const first = (await live.acquire())!;
+    first.setTurn("slow");
+    live.cancel();
+    const waiting = live.acquire();
+    live.cancel();
+    first.release();
+    const second = (await waiting)!;
+    expect(second.signal.aborted).toBe(true);
+    second.release();
+    const third = (await live.acquire())!;
+    expect(third.signal.aborted).toBe(false);
+  });
+
   it("queues in order, with steering left over put first", () => {
     const live = liveSession();
     expect(live.enqueue(text("a"))).toBe(1);

@@ -95,6 +95,9 @@ export class LiveSession {
     return activity?.turnText !== undefined && !activity.controller.signal.aborted;
   }
 
+  /** Bumped by every cancel; a waiting prompt compares it to decide whether it was cancelled. */
+  private cancelEpoch = 0;
+
   get queueLength(): number {
     return this.queued.length;
   }
@@ -104,6 +107,7 @@ export class LiveSession {
    * undefined when a live holder has it (the caller queues or refuses instead). Never throws.
    */
   async acquire(): Promise<SessionHold | undefined> {
+    const epoch = this.cancelEpoch;
     for (;;) {
       const current = this.activity;
       if (!current) break;
@@ -113,6 +117,8 @@ export class LiveSession {
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
     const activity: Activity = { controller: new AbortController(), turnText: undefined, done, finish };
+    // A `session/cancel` that arrived while this prompt waited cancels it too.
+    if (this.cancelEpoch !== epoch) activity.controller.abort();
     this.activity = activity;
     return {
       signal: activity.controller.signal,
@@ -165,9 +171,11 @@ export class LiveSession {
 
   /**
    * Cancels the holder, if any: a running turn stops and its prompt is kept for the interrupt
-   * rewrite. Idempotent (a second cancel changes nothing); a no-op when idle.
+   * rewrite. Prompts still waiting for the session when it comes are cancelled as they get it.
+   * Idempotent for the running turn; a no-op for prompts that arrive later.
    */
   cancel(): void {
+    this.cancelEpoch += 1;
     const activity = this.activity;
     if (!activity || activity.controller.signal.aborted) return;
     if (activity.turnText !== undefined) this.interrupted = activity.turnText;
