@@ -13,6 +13,18 @@ import { uninstallsPackages } from "./package-managers.js";
 import { findExecArgvs } from "./wrappers.js";
 import { writeTargets } from "./write-targets.js";
 
+/**
+ * `cd` / `pushd` into ~/.hermes, ~/.ssh or /etc: what follows may write there with relative
+ * paths the write rules cannot see (`cd ~/.hermes && echo … > config.yaml`).
+ */
+function entersProtectedDir({ name, args }: SimpleCommand): boolean {
+  if (name !== "cd" && name !== "pushd") return false;
+  const target = args.find((arg) => !arg.startsWith("-"));
+  if (!target) return false;
+  const key = classifyWriteTarget(`${target.replace(/\/+$/, "")}/x`);
+  return key === "write_hermes_config" || key === "write_ssh" || key === "write_etc";
+}
+
 function findDeletes({ name, args }: SimpleCommand): boolean {
   if (name !== "find") return false;
   if (args.includes("-delete")) return true;
@@ -108,6 +120,7 @@ export const DANGEROUS_RULES: readonly CommandRule[] = [
   { key: "write_credentials", description: "write to a credentials file", matches: writeRule("write_credentials") },
   { key: "write_env_file", description: "write to an .env file", matches: writeRule("write_env_file") },
   { key: "write_etc", description: "write to system configuration (/etc)", matches: writeRule("write_etc") },
+  { key: "enter_protected_dir", description: "work inside a protected folder (~/.hermes, ~/.ssh or /etc)", matches: entersProtectedDir },
   { key: "git_reset_hard", description: "discard local changes (git reset --hard)", matches: gitResetHard },
   { key: "git_force_push", description: "force-push, rewriting remote history", matches: gitForcePush },
   { key: "git_clean", description: "delete untracked files (git clean -f)", matches: gitClean },

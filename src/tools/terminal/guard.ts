@@ -1,3 +1,5 @@
+import { isAbsolute, relative, resolve } from "node:path";
+import { classifyWriteTarget } from "../approval/paths.js";
 import type { HermesConfig } from "../../config/schema.js";
 import { detectDangerousCommand } from "../approval/dangerous-commands.js";
 import { askPort } from "../ports.js";
@@ -24,10 +26,11 @@ export async function guardCommand(
   command: string,
   ctx: ToolContext,
   detect: DangerDetector = detectDangerousCommand,
+  cwd?: string,
 ): Promise<GuardVerdict> {
   let match: ReturnType<DangerDetector>;
   try {
-    match = detect(command);
+    match = detect(command) ?? (cwd ? protectedCwdVerdict(cwd, ctx.hermesHome) : undefined);
   } catch {
     // A detector failure must not let a command through unchecked.
     return {
@@ -58,6 +61,20 @@ export async function guardCommand(
       `The user denied this command (${description}). It was not run. Do not retry it, and do not try to ` +
       "achieve the same effect another way; continue without it or ask the user how to proceed.",
   };
+}
+
+/**
+ * A command run from inside HERMES_HOME, ~/.ssh or /etc asks like a write there would: a relative
+ * `> config.yaml` is not caught by the path rules, which see only what the command spells out.
+ */
+function protectedCwdVerdict(cwd: string, hermesHome: string): ReturnType<DangerDetector> {
+  const inside = (root: string): boolean => {
+    const rel = relative(resolve(root), resolve(cwd));
+    return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  };
+  const key = inside(hermesHome) ? "write_hermes_config" : classifyWriteTarget(`${cwd}/x`);
+  if (key !== "write_hermes_config" && key !== "write_ssh" && key !== "write_etc") return undefined;
+  return { kind: "dangerous", patternKey: "protected_cwd", description: `run a command inside a protected folder (${cwd})` };
 }
 
 /** Pattern keys the user allowed permanently (`command_allowlist` in config.yaml); bad entries are ignored. */

@@ -211,6 +211,17 @@ describe("terminal tool and dangerous commands", () => {
     },
   });
 
+  it("asks before running anything from inside HERMES_HOME (relative writes there are invisible to the path rules)", async () => {
+    const home = path.join(dir, "hermes-home");
+    mkdirSync(home, { recursive: true });
+    const asked: string[] = [];
+    const context = ctx({ hermesHome: home, ports: { approveCommand: async (request) => (asked.push(request.patternKey), false) } });
+    const result = await run({ command: "echo 'approvals: {mode: off}' > config.yaml", workdir: home }, context);
+    expect(result.isError).toBe(true);
+    expect(asked).toEqual(["protected_cwd"]);
+    expect(existsSync(path.join(home, "config.yaml"))).toBe(false);
+  });
+
   it("never runs a hardline command and does not ask", async () => {
     let asked = false;
     const approveCommand = async (): Promise<boolean> => (asked = true);

@@ -109,7 +109,8 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
   if (command.length > MAX_COMMAND_CHARS) {
     return failure(base, `Command too long (${command.length} chars, max ${MAX_COMMAND_CHARS}). Write a script with write_file and run it.`);
   }
-  const verdict = await guardCommand(command, ctx, detect);
+  const effectiveCwd = args.workdir !== undefined ? resolveWorkdir(args.workdir, start.cwd) : start.cwd;
+  const verdict = await guardCommand(command, ctx, detect, effectiveCwd);
   if (verdict.action === "refuse") {
     const status = verdict.reason === "hardline" ? "blocked" : verdict.reason;
     return failure(base, verdict.message, { status }, { refused: { reason: verdict.reason, patternKey: verdict.patternKey } });

@@ -145,6 +145,10 @@ export const DANGEROUS_CASES: readonly CaughtCase[] = [
   d("sed -i 's/mode: ask/mode: off/' \"$HERMES_HOME/config.yaml\"", "write_hermes_config"),
   d("echo '1.2.3.4 x' | sudo tee -a /etc/hosts", "write_etc+sudo"),
   d("mv hosts /etc/hosts", "write_etc"),
+  // changing into a protected folder, where relative writes escape the path rules
+  d("cd ~/.hermes && echo 'approvals: {mode: off}' > config.yaml", "enter_protected_dir"),
+  d("pushd ~/.ssh; cat >> authorized_keys < key.pub", "enter_protected_dir"),
+  d("cd /etc && vi hosts", "enter_protected_dir"),
   d("echo 'machine x login y' > ~/.netrc", "write_credentials"),
   // git
   d("git reset --hard HEAD~1", "git_reset_hard"),
