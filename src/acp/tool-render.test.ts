@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../agent/events.js";
 import { toSessionUpdates } from "./event-bridge.js";
 import { structuredFailure } from "./render/generic.js";
-import { todosToPlanEntries } from "../tools/todo/plan-entries.js";
 import { abandonedToolUpdate, fenced, toolEndUpdate, toolProgressUpdate, toolStartUpdate } from "./tool-render.js";
 
 type Start = Extract<AgentEvent, { type: "tool_start" }>;
@@ -132,25 +131,6 @@ describe("structured failure", () => {
 });
 
 describe("plan", () => {
-  it("maps todos to plan entries, keeping cancelled items as completed with a prefix", () => {
-    expect(
-      todosToPlanEntries([
-        { id: "1", content: "a", status: "pending" },
-        { id: "2", content: "b", status: "in_progress" },
-        { id: "3", content: "c", status: "completed" },
-        { id: "4", content: "d", status: "cancelled" },
-        { id: "5", content: "", status: "weird" },
-        { id: "", content: "", status: "pending" },
-      ]),
-    ).toEqual([
-      { content: "a", status: "pending", priority: "medium" },
-      { content: "b", status: "in_progress", priority: "medium" },
-      { content: "c", status: "completed", priority: "medium" },
-      { content: "[cancelled] d", status: "completed", priority: "medium" },
-      { content: "5", status: "pending", priority: "medium" },
-    ]);
-  });
-
   it("sends the plan after a todo call completes", () => {
     const updates = toSessionUpdates(end({ name: "todo", details: { todos: [{ id: "1", content: "a", status: "pending" }], summary: {} } }));
     expect(updates.map((update) => update.sessionUpdate)).toEqual(["tool_call_update", "plan"]);

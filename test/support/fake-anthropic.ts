@@ -14,6 +14,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sleep } from "../../src/shared/abort.js";
+import { readBody, sendJson } from "./http-json.js";
 
 export interface AnthropicUsage {
   input_tokens: number;
@@ -183,12 +184,6 @@ async function writeAnswer(reply: Reply, step: AnswerStep, stream: boolean): Pro
   reply.res.end();
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.destroyed) return;
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify(body));
-}
-
 function errorBody(type: string, message: string): Record<string, unknown> {
   return { type: "error", error: { type, message } };
 }
@@ -237,18 +232,6 @@ export function messagesRequestProblem(body: Json): string | undefined {
   }
   if (breakpoints > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`;
   return undefined;
-}
-
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const parts: Buffer[] = [];
-  for await (const part of req) parts.push(part as Buffer);
-  const text = Buffer.concat(parts).toString("utf8");
-  if (text === "") return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
 
 /** Starts the server on a random loopback port. Steps may be given now or later with `push`. */

@@ -15,6 +15,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sleep } from "../../src/shared/abort.js";
+import { readBody, sendJson } from "./http-json.js";
 
 export interface FakeUsage {
   prompt_tokens: number;
@@ -318,26 +319,8 @@ async function writeHttpError(ctx: ReplyContext, step: HttpErrorStep): Promise<v
   sendJson(ctx.res, step.status, body, step.headers);
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.destroyed) return;
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify(body));
-}
-
 function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
-}
-
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const parts: Buffer[] = [];
-  for await (const part of req) parts.push(part as Buffer);
-  const text = Buffer.concat(parts).toString("utf8");
-  if (text === "") return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
 
 /** Starts the server on a random loopback port. Steps may be given now or later with `push`. */
