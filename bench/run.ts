@@ -16,6 +16,7 @@ import { measureHeavyPrompt } from "./prompt-heavy.js";
 import { measurePeakRss, measurePromptOverhead } from "./prompt.js";
 import { failed, formatTable, formatValue, measured, type Budget, type Report, type Row } from "./report.js";
 import { measureSessionLoad } from "./session-load.js";
+import { measureSandboxCost } from "./sandbox.js";
 import { measureSessionNew } from "./session.js";
 import { median, summarize } from "./stats.js";
 import { measureStartup } from "./startup.js";
@@ -32,6 +33,7 @@ const BUDGETS = {
   sessionLoad: { op: "<=", limit: 500 },
   sessionSearch: { op: "<=", limit: 50 },
   streaming: { op: ">=", limit: 20_000 },
+  sandboxCost: { op: "<=", limit: 10 },
 } satisfies Record<string, Budget>;
 
 interface Options {
@@ -163,6 +165,16 @@ async function streamingRows(runs: number): Promise<Row[]> {
   return [measured("streaming", `streamed chunks relayed (median of ${results.length})`, rate, "chunks/s", detail, BUDGETS.streaming)];
 }
 
+async function sandboxRows(runs: number): Promise<Row[]> {
+  const result = await measureSandboxCost(Math.max(10, runs * 2));
+  const plain = median(result.plain);
+  const sandboxed = median(result.sandboxed);
+  const detail =
+    `terminal call of \`true\`, ${result.plain.length} alternating pairs (${result.kind}); ` +
+    `median unconfined ${ms(plain)}, sandboxed ${ms(sandboxed)}; sandboxed min ${ms(Math.min(...result.sandboxed))}, max ${ms(Math.max(...result.sandboxed))}`;
+  return [measured("sandbox-cost", "sandbox cost per command (sandboxed − unconfined, medians)", sandboxed - plain, "ms", detail, BUDGETS.sandboxCost)];
+}
+
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const rows: Row[] = [];
@@ -196,6 +208,8 @@ async function main(): Promise<number> {
   progress("streaming");
   await section(rows, [["streaming", "streamed chunks relayed", "chunks/s", BUDGETS.streaming]], () => streamingRows(options.runs));
 
+  progress("sandbox cost");
+  await section(rows, [["sandbox-cost", "sandbox cost per command (sandboxed − unconfined, medians)", "ms", BUDGETS.sandboxCost]], () => sandboxRows(options.runs));
   const report: Report = { node: process.version, cpus: availableParallelism(), runs: options.runs, rows };
   process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatTable(report));
   return rows.some((row) => row.status === "ERROR") ? 1 : 0;

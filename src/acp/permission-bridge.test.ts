@@ -1,4 +1,7 @@
-import type { AgentContext } from "@agentclientprotocol/sdk/unstable";
+import type { AgentContext, RequestPermissionRequest } from "@agentclientprotocol/sdk/unstable";
+import { mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PermissionBridge } from "./permission-bridge.js";
 
@@ -50,5 +53,32 @@ describe("PermissionBridge and cancellation", () => {
     expect(editor.sent).toHaveLength(1);
     next.abort();
     expect(await pending).toBe("deny");
+  });
+});
+
+describe("PermissionBridge edit requests", () => {
+  it("sends the real target of a symlinked write, in the title and the location, and honours the answer", async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "hermes-bridge-")));
+    try {
+      const real = join(root, "outside.txt");
+      writeFileSync(real, "a\n");
+      const link = join(root, "link.txt");
+      symlinkSync(real, link);
+      const asked: RequestPermissionRequest[] = [];
+      const client = {
+        request: async (_method: string, params: RequestPermissionRequest) => {
+          asked.push(params);
+          return { outcome: { outcome: "selected", optionId: "allow_once" } };
+        },
+      } as unknown as AgentContext;
+      const bridge = new PermissionBridge(client, "s1", () => 300_000);
+      const answer = await bridge.askEdit({ callId: "w1", toolName: "write_file", edits: [{ path: link, oldText: "a\n", newText: "b\n" }] }, new AbortController().signal);
+      expect(answer).toBe("allow");
+      expect(asked[0]?.toolCall).toMatchObject({ toolCallId: "w1", kind: "edit", status: "pending", title: `Edit ${real} (via ${link})`, locations: [{ path: real }] });
+      expect(asked[0]?.toolCall.content?.[0]).toEqual({ type: "diff", path: link, oldText: "a\n", newText: "b\n" });
+      expect(asked[0]?.options.map((option) => option.optionId)).toEqual(["allow_once", "deny"]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,7 @@ import { methods, type AgentContext, type PermissionOption, type RequestPermissi
 import type { CommandAnswer, EditAnswer, PermissionAsker } from "../runtime/approvals.js";
 import { log } from "../shared/logger.js";
 import type { CommandApprovalRequest, EditApprovalRequest } from "../tools/ports.js";
-import { editDiffContent } from "./tool-render.js";
+import { editApprovalToolCall } from "./render/edit-approval.js";
 
 export const COMMAND_OPTIONS: PermissionOption[] = [
   { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
@@ -17,11 +17,33 @@ export const EDIT_OPTIONS: PermissionOption[] = [
   { optionId: "deny", name: "Deny", kind: "reject_once" },
 ];
 
-const COMMAND_ANSWERS = new Set<string>(COMMAND_OPTIONS.map((option) => option.optionId));
+/** A run outside the sandbox is allowed once or not at all. */
+export const ESCALATION_OPTIONS: PermissionOption[] = [
+  { optionId: "allow_once", name: "Run outside the sandbox once", kind: "allow_once" },
+  { optionId: "deny", name: "Deny", kind: "reject_once" },
+];
+
+/** Longest command shown inside an option's label. */
+const LABEL_COMMAND_CHARS = 60;
+
+/**
+ * The options for a dangerous command, their labels naming the command an allowance covers
+ * (an allowance is for that command, never the rule that matched it).
+ */
+export function commandOptions(command: string): PermissionOption[] {
+  const flat = command.trim().replace(/\s+/g, " ");
+  const shown = flat.length > LABEL_COMMAND_CHARS ? `${flat.slice(0, LABEL_COMMAND_CHARS - 1)}…` : flat;
+  return COMMAND_OPTIONS.map((option) => {
+    if (option.optionId === "allow_session") return { ...option, name: `Allow \`${shown}\` for this session` };
+    if (option.optionId === "allow_always") return { ...option, name: `Always allow \`${shown}\`` };
+    return option;
+  });
+}
 
 /**
  * Asks the editor with `session/request_permission`, one request at a time per session, shown on
- * the tool call that asks. Fails closed: a cancelled outcome, an option that was not offered, a
+ * the tool call that asks. An edit request names where each write really lands (symlinks resolved,
+ * hard links counted; see `editApprovalToolCall`). Fails closed: a cancelled outcome, an option that was not offered, a
  * failed request, the turn's cancellation and `approvals.timeout` all answer "deny".
  */
 export class PermissionBridge implements PermissionAsker {
@@ -34,6 +56,9 @@ export class PermissionBridge implements PermissionAsker {
   ) {}
 
   async askCommand(request: CommandApprovalRequest, signal: AbortSignal): Promise<CommandAnswer> {
+    const escalation = request.escalation;
+    const options = escalation ? ESCALATION_OPTIONS : commandOptions(request.command);
+    const reason = escalation ? `\nReason: ${escalation.reason}\nThe command will run outside the sandbox, with your full permissions.` : "";
     const optionId = await this.ask(
       {
         sessionId: this.sessionId,
@@ -42,27 +67,21 @@ export class PermissionBridge implements PermissionAsker {
           title: `${request.description}: ${request.command}`,
           kind: "execute",
           status: "pending",
-          content: [{ type: "content", content: { type: "text", text: `${request.description}\n$ ${request.command}` } }],
-          rawInput: { command: request.command, description: request.description },
+          content: [{ type: "content", content: { type: "text", text: `${request.description}\n$ ${request.command}${reason}` } }],
+          rawInput: { command: request.command, description: request.description, ...(escalation ? { sandbox: "off", reason: escalation.reason } : {}) },
         },
-        options: COMMAND_OPTIONS,
+        options,
       },
       signal,
     );
-    return optionId && COMMAND_ANSWERS.has(optionId) ? (optionId as CommandAnswer) : "deny";
+    return optionId && options.some((option) => option.optionId === optionId) ? (optionId as CommandAnswer) : "deny";
   }
 
   async askEdit(request: EditApprovalRequest, signal: AbortSignal): Promise<EditAnswer> {
     const optionId = await this.ask(
       {
         sessionId: this.sessionId,
-        toolCall: {
-          toolCallId: request.callId,
-          kind: "edit",
-          status: "pending",
-          content: request.edits.map(editDiffContent),
-          locations: request.edits.map((edit) => ({ path: edit.path })),
-        },
+        toolCall: editApprovalToolCall(request),
         options: EDIT_OPTIONS,
       },
       signal,

@@ -4,6 +4,7 @@ import type { TokenUsage, UserContentPart } from "../llm/types.js";
 import { toSessionUpdates } from "./event-bridge.js";
 import type { LiveSession, PendingPrompt, SessionHold } from "./session-manager.js";
 import { abandonedToolUpdate } from "./tool-render.js";
+import { newId } from "../shared/ids.js";
 
 /** How a prompt sent after a cancel carries the cancelled one (Hermes' wording). */
 export const INTERRUPT_GUIDANCE = "User correction/guidance after interrupt:";
@@ -31,7 +32,10 @@ export async function runPromptTurn(live: LiveSession, hold: SessionHold, prompt
     const result = await live.session.prompt(content, {
       signal: hold.signal,
       asker: live.permissions,
-      ports: live.editorPorts(hold.signal),
+      ports: {
+        ...live.editorPorts(hold.signal),
+        notifyUser: (text) => live.updates.send({ sessionUpdate: "agent_message_chunk", messageId: newId(), content: { type: "text", text: `${text}\n\n` } }),
+      },
       takeSteering: () => live.takeSteering(),
       emit: (event) => {
         if (event.type === "tool_start") open.add(event.callId);

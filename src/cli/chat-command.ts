@@ -32,6 +32,7 @@ export async function runChatCommand(argv: string[]): Promise<number> {
   const result = await session.prompt(query, {
     signal: controller.signal,
     asker: nonInteractiveAsker,
+    ports: { notifyUser: (text) => process.stderr.write(`hermes: ${text}\n`) },
     emit: (event) => printer.print(event),
   });
   printer.end();

@@ -8,6 +8,7 @@ describe("configSchema", () => {
       agent: { max_turns: 90, api_max_retries: 3 },
       approvals: { mode: "manual", timeout: 300 },
       terminal: { timeout: 180, max_timeout: 600, output_cap: 50_000 },
+      sandbox: { mode: "workspace-write", network: true, required: false, writable_roots: [], deny_read: [] },
       read_file: { default_lines: 500, max_lines: 2_000, max_chars: 100_000, max_line_length: 2_000 },
       search_files: { limit: 50 },
       prompt: { max_attachment_bytes: 524_288 },

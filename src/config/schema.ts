@@ -52,6 +52,23 @@ const terminalSection = z
   .looseObject({ timeout: seconds(180), max_timeout: seconds(600), output_cap: count(50_000) })
   .prefault({});
 
+/**
+ * `sandbox:` — how commands are confined (see `src/tools/exec/sandbox/policy.ts`). `mode` is the
+ * policy outside plan mode (plan mode is always read-only); `network: false` cuts the network;
+ * `required: true` refuses commands where no sandbox exists; the lists add writable folders,
+ * replace the tool-cache list, and add hidden paths.
+ */
+const sandboxSection = z
+  .looseObject({
+    mode: z.preprocess((value) => (value === false ? "off" : value), z.enum(["workspace-write", "read-only", "off"]).default("workspace-write")),
+    network: z.boolean().default(true),
+    required: z.boolean().default(false),
+    writable_roots: z.array(z.string().min(1)).default([]),
+    tool_caches: z.array(z.string().min(1)).optional(),
+    deny_read: z.array(z.string().min(1)).default([]),
+  })
+  .prefault({});
+
 const readFileSection = z
   .looseObject({
     default_lines: count(500),
@@ -89,6 +106,7 @@ export const configSchema = z.looseObject({
   agent: orAbsent(agentSection),
   approvals: orAbsent(approvalsSection),
   terminal: orAbsent(terminalSection),
+  sandbox: orAbsent(sandboxSection),
   read_file: orAbsent(readFileSection),
   search_files: orAbsent(z.looseObject({ limit: count(50) }).prefault({})),
   prompt: orAbsent(z.looseObject({ max_attachment_bytes: count(524_288) }).prefault({})),
@@ -97,7 +115,10 @@ export const configSchema = z.looseObject({
   compression: orAbsent(compressionSection),
   providers: orAbsent(z.record(z.string(), providerEntry).default({})),
   mcp_servers: orAbsent(z.record(z.string(), z.unknown()).default({})),
-  /** Dangerous-command pattern keys the user allowed always ("Allow always"); never asked again. */
+  /**
+   * Commands the user allowed always ("Allow always"), normalized; never asked again. Entries that
+   * are rule keys (what Python Hermes writes) allow that whole rule and are still honoured.
+   */
   command_allowlist: orAbsent(z.array(z.string()).default([])),
 });
 

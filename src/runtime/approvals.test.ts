@@ -23,36 +23,55 @@ function scriptedUser(commands: CommandAnswer[] = [], edits: EditAnswer[] = []) 
   return { asker, asked };
 }
 
-const command = (patternKey = "rm_recursive"): CommandApprovalRequest => ({ callId: "c", command: "rm -rf build", patternKey, description: "recursive delete" });
+const command = (patternKey = "rm_recursive", text = "rm -rf build"): CommandApprovalRequest => ({ callId: "c", command: text, patternKey, description: "recursive delete" });
 const edit = (path: string): EditApprovalRequest => ({ callId: "c", toolName: "write_file", edits: [{ path, oldText: null, newText: "x" }] });
 
 function approvals(cwd = "/work", persisted: string[] = [], config = defaultConfig()) {
-  return new SessionApprovals({ cwd, hermesHome: "/home/u/.hermes", config: () => config, persistAllowed: (key) => persisted.push(key) });
+  return new SessionApprovals({ cwd, hermesHome: "/home/u/.hermes", config, persistAllowed: (key) => persisted.push(key) });
 }
 
 describe("command approvals", () => {
-  it("asks every time for allow_once, and remembers allow_session for the pattern", async () => {
+  it("asks every time for allow_once, and remembers allow_session for that command only, never the rule", async () => {
     const user = scriptedUser(["allow_once", "allow_session"]);
     const session = approvals();
     const ports = session.ports(user.asker, new AbortController().signal);
     expect(await ports.approveCommand!(command())).toBe(true);
     expect(await ports.approveCommand!(command())).toBe(true);
-    expect(await ports.approveCommand!(command())).toBe(true);
+    expect(await ports.approveCommand!(command("rm_recursive", "  rm   -rf build "))).toBe(true);
     expect(user.asked).toHaveLength(2);
-    expect(await ports.approveCommand!(command("sudo"))).toBe(false);
+    expect(await ports.approveCommand!(command("rm_recursive", "rm -rf ../sibling"))).toBe(false);
+    expect(await ports.approveCommand!(command("rm_recursive", "rm -rf ~/Documents"))).toBe(false);
+    expect(user.asked).toHaveLength(4);
   });
 
-  it("persists allow_always and honours the config allowlist without asking", async () => {
+  it("persists allow_always as the command, and honours both commands and Python Hermes' rule keys in the allowlist", async () => {
     const persisted: string[] = [];
     const user = scriptedUser(["allow_always"]);
     const ports = approvals("/work", persisted).ports(user.asker, new AbortController().signal);
-    expect(await ports.approveCommand!(command("git_force_push"))).toBe(true);
-    expect(persisted).toEqual(["git_force_push"]);
+    expect(await ports.approveCommand!(command("git_force_push", "git push --force origin main"))).toBe(true);
+    expect(persisted).toEqual(["git push --force origin main"]);
 
-    const config = { ...defaultConfig(), command_allowlist: ["sudo"] };
+    const config = { ...defaultConfig(), command_allowlist: ["sudo", "rm -rf build"] };
     const other = scriptedUser();
-    expect(await approvals("/work", [], config).ports(other.asker, new AbortController().signal).approveCommand!(command("sudo"))).toBe(true);
+    const allowlisted = approvals("/work", [], config).ports(other.asker, new AbortController().signal);
+    expect(await allowlisted.approveCommand!(command("sudo", "sudo ls"))).toBe(true);
+    expect(await allowlisted.approveCommand!(command("rm_recursive", "rm -rf build"))).toBe(true);
     expect(other.asked).toHaveLength(0);
+    expect(await allowlisted.approveCommand!(command("rm_recursive", "rm -rf src"))).toBe(false);
+    expect(other.asked).toHaveLength(1);
+  });
+
+  it("always asks to run outside the sandbox, whatever the mode or allowances, and never remembers it", async () => {
+    const config = { ...defaultConfig(), command_allowlist: ["sandbox_escalation", "touch x"] };
+    config.approvals.mode = "off";
+    const user = scriptedUser(["allow_always", "deny"]);
+    const persisted: string[] = [];
+    const ports = approvals("/work", persisted, config).ports(user.asker, new AbortController().signal);
+    const escalation: CommandApprovalRequest = { ...command("sandbox_escalation", "touch x"), escalation: { reason: "needs the home" } };
+    expect(await ports.approveCommand!(escalation)).toBe(true);
+    expect(await ports.approveCommand!(escalation)).toBe(false);
+    expect(user.asked).toHaveLength(2);
+    expect(persisted).toEqual([]);
   });
 
   it("fails closed: deny, deny_always (not asked again), and a cancelled turn", async () => {
@@ -89,7 +108,7 @@ describe("edit approvals", () => {
   writeFileSync(join(cwd, ".env"), "A=1\n");
   symlinkSync(join(cwd, ".env"), join(cwd, "innocent.txt"));
 
-  it("asks in default mode, auto-approves inside cwd in accept_edits, and everything in dont_ask", async () => {
+  it("asks in default mode, auto-approves inside cwd in accept_edits and dont_ask, and asks outside in both", async () => {
     const session = approvals(cwd);
     const user = scriptedUser([], ["allow"]);
     const ports = session.ports(user.asker, new AbortController().signal);
@@ -99,7 +118,8 @@ describe("edit approvals", () => {
     expect(await ports.approveEdit!(edit(join(cwd, "src/b.ts")))).toBe(true);
     expect(await ports.approveEdit!(edit("/etc/hosts"))).toBe(false);
     session.mode = "dont_ask";
-    expect(await ports.approveEdit!(edit("/somewhere/else.ts"))).toBe(true);
+    expect(await ports.approveEdit!(edit(join(cwd, "src/c.ts")))).toBe(true);
+    expect(await ports.approveEdit!(edit("/somewhere/else.ts"))).toBe(false); // asked, and the script denies
     session.mode = "plan";
     expect(await ports.approveEdit!(edit(join(cwd, "a.ts")))).toBe(false);
   });
@@ -119,7 +139,8 @@ describe("edit approvals", () => {
     for (const path of ["/home/u/.hermes/config.yaml", "/home/u/.hermes/.env", "/home/u/.bashrc", "/home/u/.zshrc", "/home/u/.netrc", "/home/u/.aws/credentials"]) {
       expect(await ports.approveEdit!(edit(path)), path).toBe(false);
     }
-    expect(await ports.approveEdit!(edit("/home/u/project/notes.md"))).toBe(true);
+    expect(await ports.approveEdit!(edit(join(cwd, "notes.md")))).toBe(true);
+    expect(await ports.approveEdit!(edit("/home/u/project/notes.md"))).toBe(false); // outside the workspace
   });
 
   it("auto-approves the temp directory in accept_edits", () => {

@@ -2,6 +2,11 @@ import type { HermesConfig } from "../config/schema.js";
 import { log } from "../shared/logger.js";
 import type { CommandApprovalRequest, EditApprovalRequest, ToolPorts } from "../tools/ports.js";
 import { editAutoApproved, type SessionMode } from "./edit-policy.js";
+import { allowanceKey } from "../tools/terminal/guard.js";
+
+function isAllow(answer: CommandAnswer): boolean {
+  return answer === "allow_once" || answer === "allow_session" || answer === "allow_always";
+}
 
 /** What the user can answer to a dangerous command. */
 export type CommandAnswer = "allow_once" | "allow_session" | "allow_always" | "deny" | "deny_always";
@@ -21,20 +26,28 @@ export interface ApprovalSettings {
   cwd: string;
   /** HERMES_HOME: edits there always ask, whatever the mode. */
   hermesHome: string;
-  /** The current config (re-read so an allowlist edited by hand applies). */
-  config: () => HermesConfig;
-  /** Persists "allow always" for a pattern (config.yaml `command_allowlist`). */
-  persistAllowed: (patternKey: string) => void;
+  /**
+   * The config as it was when the session started. Approval settings never change under a running
+   * session: a command or an edit that rewrites config.yaml cannot loosen them.
+   */
+  config: HermesConfig;
+  /** Persists "allow always" for a command (its allowance key, in config.yaml `command_allowlist`). */
+  persistAllowed: (allowanceKey: string) => void;
 }
 
 /**
- * One session's approval state: its mode and the dangerous-command patterns allowed or denied
- * for the session. `ports` binds it to one turn's asker and signal, so an approval can reach
- * only the session that owns the turn and ends with the turn.
+ * One session's approval state: its mode, the commands allowed for the session and the
+ * dangerous-command rules denied for it. `ports` binds it to one turn's asker and signal, so an
+ * approval can reach only the session that owns the turn and ends with the turn.
+ *
+ * Allowances cover what the user saw: "allow for session" / "allow always" remember the command
+ * (its `allowanceKey`), never the rule that matched it, so allowing `rm -rf build` does not allow
+ * `rm -rf ~/Documents`. "Deny always" denies the whole rule for the session (denying more fails
+ * closed). A request to run outside the sandbox is always asked and never remembered.
  */
 export class SessionApprovals {
   mode: SessionMode = "default";
-  private readonly allowedPatterns = new Set<string>();
+  private readonly allowedCommands = new Set<string>();
   private readonly deniedPatterns = new Set<string>();
 
   constructor(private readonly settings: ApprovalSettings) {}
@@ -48,24 +61,26 @@ export class SessionApprovals {
 
   private async approveCommand(request: CommandApprovalRequest, asker: PermissionAsker, signal: AbortSignal): Promise<boolean> {
     if (signal.aborted) return false;
-    const config = this.settings.config();
+    if (request.escalation) return isAllow(await asker.askCommand(request, signal));
+    const config = this.settings.config;
     if (config.approvals.mode === "off") return true;
     const key = request.patternKey;
+    const command = allowanceKey(request.command);
     if (this.deniedPatterns.has(key)) return false;
-    if (this.allowedPatterns.has(key) || config.command_allowlist.includes(key)) return true;
+    if (this.allowedCommands.has(command) || config.command_allowlist.includes(key) || config.command_allowlist.includes(command)) return true;
     const answer = await asker.askCommand(request, signal);
     switch (answer) {
       case "allow_once":
         return true;
       case "allow_session":
-        this.allowedPatterns.add(key);
+        this.allowedCommands.add(command);
         return true;
       case "allow_always":
-        this.allowedPatterns.add(key);
+        this.allowedCommands.add(command);
         try {
-          this.settings.persistAllowed(key);
+          this.settings.persistAllowed(command);
         } catch (error) {
-          log.warn(`could not save "${key}" to command_allowlist; allowed for this session only`, error);
+          log.warn("could not save the command to command_allowlist; allowed for this session only", error);
         }
         return true;
       case "deny_always":

@@ -310,11 +310,8 @@ export class Runtime {
       ...(input.title !== undefined ? { title: input.title } : {}),
       approvalSettings: {
         hermesHome: this.paths.home,
-        config: () => {
-          const current = this.currentConfig();
-          return current.ok ? current.config : config;
-        },
-        persistAllowed: (patternKey) => addCommandAllowlistEntry(this.paths.home, patternKey),
+        config,
+        persistAllowed: (command) => addCommandAllowlistEntry(this.paths.home, command),
       },
     });
   }

@@ -7,7 +7,8 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolPorts } from "../tools/ports.js";
 import { ToolSessionState } from "../tools/session-state.js";
 import { SessionApprovals, type ApprovalSettings, type PermissionAsker } from "./approvals.js";
-import { planModeRefusal } from "./edit-policy.js";
+import { planModeGate } from "./plan-mode.js";
+import { sandboxSettings } from "../tools/exec/sandbox/settings.js";
 import type { SessionMcp } from "./mcp/session-mcp.js";
 import type { SessionRecorder } from "./recorder.js";
 import { keyHint } from "./key-hint.js";
@@ -181,6 +182,7 @@ export class AgentSession {
     },
   ): Promise<PromptResult> {
     const { config, resolved, recorder } = this.parts;
+    const approvals = this.approvals;
     // MCP servers still starting get a bounded wait, so their tools are there for the first model call.
     await this.parts.mcp?.beforeTurn(options.signal);
     const ports: ToolPorts = { ...this.parts.ports, ...options.ports, ...this.approvals.ports(options.asker, options.signal) };
@@ -204,6 +206,10 @@ export class AgentSession {
         config,
         ports,
         state: this.toolState,
+        // A getter: the session mode may change between tool batches (plan → read-only sandbox).
+        get sandbox() {
+          return sandboxSettings(config, approvals.mode === "plan");
+        },
       },
       signal: options.signal,
       emit: (event) => {
@@ -213,7 +219,7 @@ export class AgentSession {
       prepareMessages: (history, signal) => this.context.prepareMessages(history, signal),
       onAppend: (message, toolOutcome) => recorder.append(message, toolOutcome),
       newMessageId: newId,
-      toolGate: (tool) => (this.approvals.mode === "plan" ? planModeRefusal(tool) : undefined),
+      toolGate: (tool) => (this.approvals.mode === "plan" ? planModeGate(tool, { sandboxed: config.sandbox.mode !== "off" }) : undefined),
       ...(options.takeSteering ? { takeSteering: options.takeSteering } : {}),
     });
     if (result.usage) {

@@ -10,8 +10,13 @@ export interface CommandApprovalRequest {
   command: string;
   /** Stable key of the dangerous pattern that matched ("allow for session" remembers it). */
   patternKey: string;
-  /** Human description of why the command is dangerous. */
+  /** Human description of why the command is dangerous (or needs to leave the sandbox). */
   description: string;
+  /**
+   * Set when the command asks to run outside the sandbox: always asked, in every mode, never
+   * answered by a standing allowance or `command_allowlist`, and an allow covers this run only.
+   */
+  escalation?: { reason: string };
 }
 
 export interface FileEdit {
@@ -183,6 +188,11 @@ export interface ToolPorts {
   approveCommand?: (request: CommandApprovalRequest) => Promise<boolean>;
   /** True only when the edit may be written (user approval or the session's edit mode). */
   approveEdit?: (request: EditApprovalRequest) => Promise<boolean>;
+  /**
+   * Tells the user something they must know about the session (shown as an agent message, e.g.
+   * "commands run without a sandbox"). Must not throw; without it the note reaches the model only.
+   */
+  notifyUser?: (text: string) => void;
   /** Past sessions for `session_search`; without it the tool reports search as unavailable. */
   sessionSearch?: SessionSearchPort;
 }

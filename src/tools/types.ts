@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { HermesConfig } from "../config/schema.js";
 import type { ToolPorts } from "./ports.js";
 import type { ToolSessionState } from "./session-state.js";
+import type { SandboxSettings } from "./exec/sandbox/policy.js";
 
 /** ACP tool kinds; the adapter shows them as-is. */
 export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
@@ -44,6 +45,11 @@ export interface ToolContext {
   hermesHome: string;
   /** Validated config.yaml; tools read their limits from it. */
   config: HermesConfig;
+  /**
+   * How commands are confined this call: the session's `sandbox:` settings (fixed when it started)
+   * with the mode its session mode implies (plan → read-only).
+   */
+  sandbox: SandboxSettings;
   /** Fires when the turn is cancelled; long-running tools must stop promptly. */
   signal: AbortSignal;
   ports: ToolPorts;

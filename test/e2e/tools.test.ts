@@ -98,22 +98,22 @@ describe("edits", () => {
 });
 
 describe("dangerous commands", () => {
-  it("asks before rm -rf with the exact command, and 'allow for session' is not asked again", async () => {
+  it("asks before rm -rf with the exact command, and 'allow for session' is not asked again for it", async () => {
     mkdirSync(join(home.workspace, "build"));
     mkdirSync(join(home.workspace, "dist"));
     const { sessionId } = await start(choose("allow_session"));
     llm.push(
-      { tool_calls: [{ id: "t1", name: "terminal", arguments: { command: "rm -rf build" } }] },
-      { tool_calls: [{ id: "t2", name: "terminal", arguments: { command: "rm -rf dist" } }] },
+      { tool_calls: [{ id: "t1", name: "terminal", arguments: { command: "rm -rf build dist" } }] },
+      { tool_calls: [{ id: "t2", name: "terminal", arguments: { command: "rm -rf build dist" } }] },
       { text: "cleaned" },
     );
     await prompt(sessionId, "clean up");
     expect(agent!.permissions).toHaveLength(1);
     const request = agent!.permissions[0]!;
     expect(request.toolCall.toolCallId).toBe("t1");
-    expect(request.toolCall.rawInput).toMatchObject({ command: "rm -rf build" });
-    expect(JSON.stringify(request.toolCall.content)).toContain("$ rm -rf build");
-    expect(request.toolCall.title).toContain("rm -rf build");
+    expect(request.toolCall.rawInput).toMatchObject({ command: "rm -rf build dist" });
+    expect(JSON.stringify(request.toolCall.content)).toContain("$ rm -rf build dist");
+    expect(request.toolCall.title).toContain("rm -rf build dist");
     expect(request.options.map((option) => option.optionId)).toEqual(["allow_once", "allow_session", "allow_always", "deny", "deny_always"]);
     expect(existsSync(join(home.workspace, "build"))).toBe(false);
     expect(existsSync(join(home.workspace, "dist"))).toBe(false);

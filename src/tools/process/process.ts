@@ -85,7 +85,7 @@ export async function executeProcess(args: ProcessArgs, ctx: ToolContext): Promi
     case "submit": {
       // Text sent to a background process may be a command line for a shell it runs: it gets the
       // same danger check and approval as a terminal command (fail closed for anything flagged).
-      const verdict = await guardCommand(args.data ?? "", ctx);
+      const verdict = await guardCommand(args.data ?? "", ctx, undefined, record.cwd, { sandboxed: record.sandboxed });
       if (verdict.action === "refuse") return failure(action, verdict.message, record.info());
       return write(action, record, args.data);
     }

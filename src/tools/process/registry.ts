@@ -60,6 +60,8 @@ export class BackgroundProcess {
     private readonly child: ChildProcess,
     readonly command: string,
     readonly cwd: string,
+    /** True when the process runs inside the OS sandbox (text sent to it is checked accordingly). */
+    readonly sandboxed: boolean = false,
   ) {
     this.id = `proc_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
     this.pid = child.pid ?? -1;
@@ -175,14 +177,14 @@ export class ProcessRegistry implements DisposableState {
    * Spawns `spec` detached with a stdin pipe and tracks it. Returns an error message instead
    * when the session is closed or already tracks the maximum number of running processes.
    */
-  start(spec: Omit<GroupSpawnSpec, "stdin">, command: string): BackgroundProcess | { error: string } {
+  start(spec: Omit<GroupSpawnSpec, "stdin">, command: string, options: { sandboxed?: boolean } = {}): BackgroundProcess | { error: string } {
     if (this.disposed) return { error: "the session is closed" };
     if (this.processes.size >= MAX_TRACKED_PROCESSES) this.pruneFinished();
     if (this.processes.size >= MAX_TRACKED_PROCESSES) {
       return { error: `too many background processes (${MAX_TRACKED_PROCESSES}); kill some with process(action="kill") first` };
     }
     const child = spawnGroup({ ...spec, stdin: "pipe" });
-    const record = new BackgroundProcess(child, command, spec.cwd);
+    const record = new BackgroundProcess(child, command, spec.cwd, options.sandboxed ?? false);
     this.processes.set(record.id, record);
     return record;
   }

@@ -8,8 +8,9 @@ import type { ForegroundOutcome } from "./run.js";
 const EDITOR_OUTPUT_FACTOR = 4;
 
 export interface ClientRunSpec {
-  /** bash argv (the persistence wrapper), as the local runner would get it. */
-  bashArgs: string[];
+  /** The program and argv, as the local runner would get them (bash with the wrapper, or its sandboxed invocation). */
+  file: string;
+  args: string[];
   cwd: string;
   timeoutMs: number;
   signal: AbortSignal;
@@ -23,8 +24,9 @@ export interface ClientRunOutcome extends ForegroundOutcome {
 }
 
 /**
- * Runs the terminal tool's bash wrapper in the editor's terminal through `port`. The command is
- * `env -u <provider credentials…> bash <wrapper args>`, so the editor's environment reaches the
+ * Runs the terminal tool's command in the editor's terminal through `port`. The command is
+ * `env -u <provider credentials…> <file> <args…>` (bash with the wrapper, inside bwrap when the
+ * session is sandboxed: the editor's terminal gets the same confinement), so the editor's environment reaches the
  * command without the model-provider keys, exactly as the local runner strips them, and the
  * wrapper's cwd/env files make `cd` and `export` persist (the editor runs on this machine).
  * Output is ANSI-stripped and cut to `outputCap` (first 40 % + last 60 %). A port failure
@@ -34,7 +36,7 @@ export async function runInClientTerminal(port: NonNullable<ToolPorts["runInClie
   const unset = providerCredentialNames().flatMap((name) => ["-u", name]);
   const request: ClientTerminalRequest = {
     command: "env",
-    args: [...unset, "bash", ...spec.bashArgs],
+    args: [...unset, spec.file, ...spec.args],
     cwd: spec.cwd,
     outputByteLimit: spec.outputCap * EDITOR_OUTPUT_FACTOR,
     timeoutMs: spec.timeoutMs,

@@ -3,10 +3,15 @@ import { classifyWriteTarget } from "../approval/paths.js";
 import type { HermesConfig } from "../../config/schema.js";
 import { detectDangerousCommand } from "../approval/dangerous-commands.js";
 import { askPort } from "../ports.js";
+import { normalizeCommand } from "../approval/normalize.js";
 import type { ToolContext } from "../types.js";
 
-/** The detector's API (owned by `../approval/dangerous-commands.ts`); injectable for tests. */
-export type DangerDetector = typeof detectDangerousCommand;
+/**
+ * The detector's API (owned by `../approval/dangerous-commands.ts`); injectable for tests.
+ * `sandboxed` says the command runs inside the OS sandbox, so the detector may leave to it what
+ * the sandbox confines.
+ */
+export type DangerDetector = (command: string, options?: { sandboxed?: boolean }) => ReturnType<typeof detectDangerousCommand>;
 
 /**
  * What the guard decided. `run` carries the approval note when the user allowed a dangerous
@@ -27,10 +32,11 @@ export async function guardCommand(
   ctx: ToolContext,
   detect: DangerDetector = detectDangerousCommand,
   cwd?: string,
+  options: GuardOptions = { sandboxed: false },
 ): Promise<GuardVerdict> {
   let match: ReturnType<DangerDetector>;
   try {
-    match = detect(command) ?? (cwd ? protectedCwdVerdict(cwd, ctx.hermesHome) : undefined);
+    match = detect(command, { sandboxed: options.sandboxed }) ?? (cwd ? protectedCwdVerdict(cwd, ctx.hermesHome) : undefined);
   } catch {
     // A detector failure must not let a command through unchecked.
     return {
@@ -40,12 +46,15 @@ export async function guardCommand(
       message: "This command could not be checked for safety, so it was not run. Rephrase it more simply.",
     };
   }
-  if (!match) return { action: "run" };
-  const { patternKey, description } = match;
-  if (match.kind === "hardline") {
+  if (match?.kind === "hardline") {
+    const { patternKey, description } = match;
     return { action: "refuse", reason: "hardline", patternKey, message: `blocked: ${description}; this command is never run` };
   }
-  if (commandAllowlist(ctx.config).includes(patternKey)) {
+  if (options.escalation) return askEscalation(command, ctx, match, options.escalation);
+  if (!match) return { action: "run" };
+  const { patternKey, description } = match;
+  const allowlist = commandAllowlist(ctx.config);
+  if (allowlist.includes(patternKey) || allowlist.includes(allowanceKey(command))) {
     return { action: "run", approval: { patternKey, description, via: "allowlist" } };
   }
   const answer = await raceAbort(askPort(ctx.ports.approveCommand, { callId: ctx.callId, command, patternKey, description }), ctx.signal);
@@ -63,6 +72,52 @@ export async function guardCommand(
   };
 }
 
+export interface GuardOptions {
+  /** The command runs inside the OS sandbox (the detector can then leave what it confines to it). */
+  sandboxed: boolean;
+  /** The model asked to run this command outside the sandbox, for this reason. */
+  escalation?: { reason: string };
+}
+
+/** The rule key of an escalation that matched no dangerous rule. */
+export const ESCALATION_KEY = "sandbox_escalation";
+
+/**
+ * Asks to run `command` outside the sandbox: always the user (no allowlist, no allowance), with
+ * the reason and any danger the detector saw in one question. Fails closed like every ask.
+ */
+async function askEscalation(
+  command: string,
+  ctx: ToolContext,
+  match: ReturnType<DangerDetector>,
+  escalation: { reason: string },
+): Promise<GuardVerdict> {
+  const patternKey = match?.patternKey ?? ESCALATION_KEY;
+  const description = `run outside the sandbox${match ? ` (${match.description})` : ""}`;
+  const answer = await raceAbort(askPort(ctx.ports.approveCommand, { callId: ctx.callId, command, patternKey, description, escalation }), ctx.signal);
+  if (answer === "aborted") {
+    return { action: "refuse", reason: "cancelled", patternKey, message: "The command was not run: the turn was cancelled while waiting for approval." };
+  }
+  if (answer) return { action: "run", approval: { patternKey, description, via: "user" } };
+  return {
+    action: "refuse",
+    reason: "denied",
+    patternKey,
+    message:
+      "The user did not allow this command outside the sandbox. It was not run. Do not retry it outside the sandbox; " +
+      "continue within the sandbox or ask the user how to proceed.",
+  };
+}
+
+/**
+ * The form of a command an allowance remembers ("allow for session", "allow always"): the
+ * normalized text with runs of white space folded. An allowance covers exactly the command the
+ * user saw, never the whole rule that matched it.
+ */
+export function allowanceKey(command: string): string {
+  return normalizeCommand(command).trim().replace(/\s+/g, " ");
+}
+
 /**
  * A command run from inside HERMES_HOME, ~/.ssh or /etc asks like a write there would: a relative
  * `> config.yaml` is not caught by the path rules, which see only what the command spells out.
@@ -77,7 +132,10 @@ function protectedCwdVerdict(cwd: string, hermesHome: string): ReturnType<Danger
   return { kind: "dangerous", patternKey: "protected_cwd", description: `run a command inside a protected folder (${cwd})` };
 }
 
-/** Pattern keys the user allowed permanently (`command_allowlist` in config.yaml); bad entries are ignored. */
+/**
+ * What the user allowed permanently (`command_allowlist` in config.yaml): allowance keys of
+ * commands, and rule keys (Python Hermes writes those; still honoured). Bad entries are ignored.
+ */
 export function commandAllowlist(config: HermesConfig): string[] {
   const value = (config as { command_allowlist?: unknown }).command_allowlist;
   return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === "string") : [];

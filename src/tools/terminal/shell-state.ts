@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { DisposableState, ToolSessionState } from "../session-state.js";
@@ -43,20 +43,35 @@ export class ShellState implements DisposableState {
     return { cwd: sessionCwd };
   }
 
-  /** Paths a call writes its end state to, and the snapshot it restores from. */
-  prepareCall(): CallFiles {
+  /**
+   * Paths a call writes its end state to (in a folder of its own, `callDir`), and the snapshot it
+   * restores from. `fresh` starts from the spawn environment instead of the snapshot (a command
+   * run outside the sandbox must not source what sandboxed commands could have written).
+   */
+  prepareCall(options: { fresh?: boolean } = {}): CallFiles {
     const folder = this.folder();
-    const n = ++this.calls;
+    const callDir = path.join(folder, `call-${++this.calls}`);
+    mkdirSync(callDir, { mode: 0o700 });
     return {
-      restoreFrom: this.snapshot ?? "",
-      cwdOut: path.join(folder, `cwd-${n}`),
-      envOut: path.join(folder, `env-${n}`),
+      restoreFrom: options.fresh ? "" : (this.snapshot ?? ""),
+      cwdOut: path.join(callDir, "cwd"),
+      envOut: path.join(callDir, "env"),
+      callDir,
     };
   }
 
   /** The snapshot a background process starts from ("" for none); it records nothing back. */
-  backgroundFiles(): CallFiles {
-    return { restoreFrom: this.snapshot ?? "", cwdOut: "", envOut: "" };
+  backgroundFiles(options: { fresh?: boolean } = {}): CallFiles {
+    return { restoreFrom: options.fresh ? "" : (this.snapshot ?? ""), cwdOut: "", envOut: "" };
+  }
+
+  /**
+   * The session's state folder (snapshots), created on first use. A sandboxed command gets it
+   * read-only and only its own `callDir` writable, so no command can change what the next one
+   * sources.
+   */
+  stateFolder(): string {
+    return this.folder();
   }
 
   /**
@@ -84,8 +99,7 @@ export class ShellState implements DisposableState {
 
   /** Removes a call's files without adopting them. */
   discard(files: CallFiles): void {
-    rmSync(files.cwdOut, { force: true });
-    rmSync(files.envOut, { force: true });
+    if (files.callDir) rmSync(files.callDir, { recursive: true, force: true });
   }
 
   dispose(): void {
@@ -102,6 +116,8 @@ export interface CallFiles {
   cwdOut: string;
   /** Where the EXIT trap writes `export -p`; "" to not record. */
   envOut: string;
+  /** The folder holding `cwdOut` and `envOut` (absent when nothing is recorded). */
+  callDir?: string;
 }
 
 function isDirectory(dir: string): boolean {

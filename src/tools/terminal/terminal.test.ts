@@ -33,6 +33,16 @@ function ctx(overrides: Partial<ToolContext> = {}): ToolContext {
   return toolContext({ cwd: dir, state, ...overrides });
 }
 
+/**
+ * A context whose commands run without the sandbox: the process-group tests read pids from
+ * inside the command, which a sandbox's own PID namespace would renumber (sandbox.test.ts checks
+ * that sandboxed commands leave nothing behind).
+ */
+function unconfined(overrides: Partial<ToolContext> = {}): ToolContext {
+  const base = ctx(overrides);
+  return { ...base, sandbox: { ...base.sandbox, mode: "off" } };
+}
+
 interface TerminalOutput {
   output: string;
   exit_code: number;
@@ -70,7 +80,7 @@ describe("terminal tool", () => {
     const result = await run({ command: "pwd; echo out; echo err >&2; printf '\\033[32mgreen\\033[0m\\n'" }, ctx());
     expect(result.isError).toBeFalsy();
     expect(result.json).toEqual({ output: `${dir}\nout\nerr\ngreen`, exit_code: 0 });
-    expect(result.info).toEqual({ command: expect.any(String), cwd: dir, exitCode: 0, output: `${dir}\nout\nerr\ngreen` });
+    expect(result.info).toEqual({ command: expect.any(String), cwd: dir, exitCode: 0, output: `${dir}\nout\nerr\ngreen`, sandbox: "workspace-write" });
   });
 
   it("keeps the cwd and exported variables between calls of one session, and only of that session", async () => {
@@ -141,7 +151,7 @@ describe("terminal tool", () => {
 
   it("kills the process group on timeout and says it timed out", async () => {
     const pidFile = path.join(dir, "timeout.pid");
-    const result = await run({ command: `sleep 30 & echo $! > ${pidFile}; echo $$ >> ${pidFile}; sleep 30`, timeout: 1.5 }, ctx());
+    const result = await run({ command: `sleep 30 & echo $! > ${pidFile}; echo $$ >> ${pidFile}; sleep 30`, timeout: 1.5 }, unconfined());
     expect(result.isError).toBe(true);
     expect(result.json.exit_code).toBe(124);
     expect(result.json.error).toMatch(/timed out after 1.5s/);
@@ -159,7 +169,7 @@ describe("terminal tool", () => {
   it("kills the whole process group at once when cancelled, leaving nothing behind", async () => {
     const controller = new AbortController();
     const pidFile = path.join(dir, "cancel.pid");
-    const pending = run({ command: `sleep 30 & echo "$! $$" > ${pidFile}; sleep 30` }, ctx({ signal: controller.signal }));
+    const pending = run({ command: `sleep 30 & echo "$! $$" > ${pidFile}; sleep 30` }, unconfined({ signal: controller.signal }));
     await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").includes("\n"));
     const [child, shell] = readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
     expect(isProcessAlive(child!)).toBe(true);
@@ -176,7 +186,7 @@ describe("terminal tool", () => {
   it("escalates to SIGKILL for processes that ignore SIGTERM", async () => {
     const controller = new AbortController();
     const pidFile = path.join(dir, "stubborn.pid");
-    const pending = run({ command: `trap '' TERM; sleep 30 & echo "$! $$" > ${pidFile}; wait` }, ctx({ signal: controller.signal }));
+    const pending = run({ command: `trap '' TERM; sleep 30 & echo "$! $$" > ${pidFile}; wait` }, unconfined({ signal: controller.signal }));
     await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").includes("\n"));
     const [child, shell] = readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
     controller.abort();
@@ -187,7 +197,7 @@ describe("terminal tool", () => {
 
   it("stops processes a foreground command leaves running and says so", async () => {
     const pidFile = path.join(dir, "stray.pid");
-    const result = await run({ command: `sleep 30 & echo $! > ${pidFile}; echo done` }, ctx());
+    const result = await run({ command: `sleep 30 & echo $! > ${pidFile}; echo done` }, unconfined());
     expect(result.json.output).toMatch(/^done\n\[processes the command left running/);
     expect(isProcessAlive(Number(readFileSync(pidFile, "utf8")))).toBe(false);
   });

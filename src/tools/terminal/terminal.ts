@@ -11,6 +11,8 @@ import { ProgressThrottle } from "./progress.js";
 import { runForeground, type ForegroundOutcome } from "./run.js";
 import { shellState, wrapperArgs } from "./shell-state.js";
 import { childEnv } from "./child-env.js";
+import { confine, type ExecSpec } from "../exec/confine.js";
+import { sandboxDenialHint } from "../exec/sandbox/denials.js";
 
 /** Longest command accepted (it travels as one argv string, which Linux caps at 128 KiB). */
 export const MAX_COMMAND_CHARS = 100_000;
@@ -34,6 +36,11 @@ export interface TerminalDetails {
   approval?: { patternKey: string; description: string; via: "user" | "allowlist" };
   /** Set when the command ran in the editor's terminal (ACP `terminal/create`); the editor shows it. */
   terminalId?: string;
+  /**
+   * How the command was confined: the sandbox's mode, `escalated` (the user allowed it outside
+   * the sandbox), `unavailable` (no sandbox on this machine), `off` (sandbox.mode: off).
+   */
+  sandbox?: "workspace-write" | "read-only" | "escalated" | "unavailable" | "off";
 }
 
 /**
@@ -65,6 +72,11 @@ const terminalParams = z.object({
     .min(1)
     .optional()
     .describe("Directory to run this one command in (absolute, or relative to the shell's current directory)"),
+  sandbox: z
+    .enum(["on", "off"])
+    .optional()
+    .describe('"off" runs this one command outside the sandbox, only after the user allows it; give a reason. Use only when a sandboxed run failed because of the sandbox'),
+  reason: z.string().optional().describe('With sandbox "off": why the command must run outside the sandbox (shown to the user)'),
 });
 
 export type TerminalArgs = z.infer<typeof terminalParams>;
@@ -78,7 +90,8 @@ const DESCRIPTION = [
   "commands use background=true (never `&` or nohup), then the process tool to poll, read the log, wait or kill.",
   "stdin is not available; pass non-interactive flags (-y, --yes, CI=1). Pipe pagers to cat (git --no-pager).",
   "Prefer the dedicated tools: read_file over cat/head/tail, search_files over grep/find/ls, patch over sed, write_file over echo/heredoc.",
-  "Dangerous commands need the user's approval; some are never run.",
+  "Commands run in a sandbox: they can write only the project, temp folders and tool caches, cannot read credentials,",
+  "and cannot change the agent's settings. Dangerous commands need the user's approval; some are never run.",
 ].join(" ");
 
 /** Builds the tool; `detect` replaces the dangerous-command detector in tests. */
@@ -109,14 +122,34 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
   if (command.length > MAX_COMMAND_CHARS) {
     return failure(base, `Command too long (${command.length} chars, max ${MAX_COMMAND_CHARS}). Write a script with write_file and run it.`);
   }
+  if (args.sandbox === "off" && !args.reason?.trim()) {
+    return failure(base, 'sandbox "off" needs a reason: say why the command cannot run in the sandbox; the user will see it.');
+  }
   const effectiveCwd = args.workdir !== undefined ? resolveWorkdir(args.workdir, start.cwd) : start.cwd;
-  const verdict = await guardCommand(command, ctx, detect, effectiveCwd);
+  const escalation = args.sandbox === "off" && ctx.sandbox.mode !== "off" ? { reason: args.reason?.trim() ?? "" } : undefined;
+  if (escalation && ctx.sandbox.mode === "read-only") {
+    return failure(base, "Commands cannot leave the sandbox in this mode (read-only: plan mode). Present the plan instead.", { status: "refused" });
+  }
+  const files = args.background ? shell.backgroundFiles({ fresh: escalation !== undefined }) : shell.prepareCall({ fresh: escalation !== undefined });
+  const confinement = await confine(ctx, {
+    escalated: escalation !== undefined,
+    paths: { readOnly: [shell.stateFolder()], writable: files.callDir ? [files.callDir] : [] },
+  });
+  const settle = (): void => shell.discard(files);
+  if (confinement.kind === "refused") {
+    settle();
+    return failure(base, confinement.message, { status: "refused" }, { sandbox: "unavailable" });
+  }
+  const sandboxed = confinement.kind === "sandboxed";
+  const verdict = await guardCommand(command, ctx, detect, effectiveCwd, { sandboxed, ...(escalation ? { escalation } : {}) });
   if (verdict.action === "refuse") {
+    settle();
     const status = verdict.reason === "hardline" ? "blocked" : verdict.reason;
     return failure(base, verdict.message, { status }, { refused: { reason: verdict.reason, patternKey: verdict.patternKey } });
   }
   const approval = verdict.approval;
   if (ctx.signal.aborted) {
+    settle();
     const body = { output: "", exit_code: 130, error: "Command not run: the turn was cancelled." };
     return { content: JSON.stringify(body), details: { ...base, exitCode: 130, output: "", interrupted: true }, isError: true };
   }
@@ -124,36 +157,48 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
   let cwd = start.cwd;
   if (args.workdir !== undefined) {
     const resolved = resolveWorkdir(args.workdir, start.cwd);
-    if (!isDirectory(resolved)) return failure({ command, cwd: resolved }, `workdir does not exist or is not a directory: ${resolved}`);
+    if (!isDirectory(resolved)) {
+      settle();
+      return failure({ command, cwd: resolved }, `workdir does not exist or is not a directory: ${resolved}`);
+    }
     cwd = resolved;
   }
   const env = childEnv(ctx.sessionId);
+  const sandboxLabel: NonNullable<TerminalDetails["sandbox"]> = sandboxed ? confinement.plan.mode : confinement.reason;
+  const notice = confinement.kind === "unconfined" ? confinement.notice : undefined;
+  if (notice) ctx.ports.notifyUser?.(notice);
+  const launch = (): ExecSpec => {
+    const spec: ExecSpec = { file: "bash", args: wrapperArgs(files, ctx.sessionId, command), cwd };
+    return sandboxed ? confinement.wrap(spec) : spec;
+  };
 
-  if (args.background) return startBackground(command, cwd, env, ctx, approval);
+  if (args.background) return startBackground(command, launch(), env, ctx, { approval, sandbox: sandboxLabel, notice });
 
   const requested = args.timeout ?? ctx.config.terminal.timeout;
   const timeoutSeconds = Math.min(requested, ctx.config.terminal.max_timeout);
-  const files = shell.prepareCall();
-  const outcome = await runCommand(wrapperArgs(files, ctx.sessionId, command), { command, cwd, env, timeoutMs: timeoutSeconds * 1000 }, ctx);
+  const outcome = await runCommand(launch(), { command, env, timeoutMs: timeoutSeconds * 1000 }, ctx);
   if (!outcome.timedOut && !outcome.interrupted && !outcome.spawnError) {
     shell.adopt(files, { keepCwd: args.workdir !== undefined });
   } else {
-    shell.discard(files);
+    settle();
   }
 
-  const notes = [start.note, outcome.strayProcessesStopped ? STRAY_NOTE : undefined].filter(Boolean);
+  const hint = sandboxed ? sandboxDenialHint(outcome.output, confinement.plan, outcome.exitCode) : undefined;
+  const notes = [start.note, outcome.strayProcessesStopped ? STRAY_NOTE : undefined, escalation ? ESCALATED_NOTE : undefined, hint].filter(Boolean);
   const output = [tidy(outcome.output), ...notes].filter(Boolean).join("\n");
   const details: TerminalDetails = {
     command,
     cwd,
     exitCode: outcome.exitCode,
     output,
+    sandbox: sandboxLabel,
     ...(approval ? { approval } : {}),
     ...(outcome.terminalId ? { terminalId: outcome.terminalId } : {}),
   };
   const extra: Record<string, unknown> = {};
   if (requested > timeoutSeconds) extra.note = `timeout capped at ${timeoutSeconds}s; use background=true for longer commands`;
   if (approval) extra.approval = approvalNote(approval);
+  if (notice) extra.sandbox_notice = notice;
 
   if (outcome.spawnError) return failure({ command, cwd }, `Failed to execute command: ${outcome.spawnError}`);
   if (outcome.interrupted) {
@@ -177,18 +222,19 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
  * that is stopped before this returns (no progress after the result). Never rejects.
  */
 async function runCommand(
-  bashArgs: string[],
-  run: { command: string; cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+  spec: ExecSpec,
+  run: { command: string; env: NodeJS.ProcessEnv; timeoutMs: number },
   ctx: ToolContext,
 ): Promise<ForegroundOutcome & { terminalId?: string }> {
-  const base = { command: run.command, cwd: run.cwd, running: true as const };
+  const base = { command: run.command, cwd: spec.cwd, running: true as const };
   const report = ctx.reportProgress;
   const outputCap = ctx.config.terminal.output_cap;
   const port = ctx.ports.runInClientTerminal;
   if (port) {
     return runInClientTerminal(port, {
-      bashArgs,
-      cwd: run.cwd,
+      file: spec.file,
+      args: spec.args,
+      cwd: spec.cwd,
       timeoutMs: run.timeoutMs,
       signal: ctx.signal,
       outputCap,
@@ -203,7 +249,7 @@ async function runCommand(
   });
   try {
     return await runForeground(
-      { file: "bash", args: bashArgs, cwd: run.cwd, env: run.env },
+      { file: spec.file, args: spec.args, cwd: spec.cwd, env: run.env },
       {
         timeoutMs: run.timeoutMs,
         signal: ctx.signal,
@@ -226,18 +272,20 @@ async function runCommand(
 /** Output a progress report carries: the latest part, which is what a user watching wants. */
 const PROGRESS_TAIL_CHARS = 4000;
 
+const ESCALATED_NOTE = "[ran outside the sandbox with the user's permission, from a fresh environment: variables exported by earlier commands were not restored]";
+
 const STRAY_NOTE = "[processes the command left running in the background were stopped; use background=true for long-running processes]";
 
 function startBackground(
   command: string,
-  cwd: string,
+  spec: ExecSpec,
   env: NodeJS.ProcessEnv,
   ctx: ToolContext,
-  approval: Extract<GuardVerdict, { action: "run" }>["approval"],
+  run: { approval: Extract<GuardVerdict, { action: "run" }>["approval"]; sandbox: NonNullable<TerminalDetails["sandbox"]>; notice: string | undefined },
 ): ToolResult {
-  const files = shellState(ctx.state).backgroundFiles();
-  const started = processRegistry(ctx.state).start({ file: "bash", args: wrapperArgs(files, ctx.sessionId, command), cwd, env }, command);
-  if ("error" in started) return failure({ command, cwd }, `Could not start background process: ${started.error}`);
+  const { approval } = run;
+  const started = processRegistry(ctx.state).start({ ...spec, env }, command, { sandboxed: run.sandbox === "workspace-write" || run.sandbox === "read-only" });
+  if ("error" in started) return failure({ command, cwd: spec.cwd }, `Could not start background process: ${started.error}`);
   const body = {
     output: "Background process started",
     session_id: started.id,
@@ -245,13 +293,15 @@ function startBackground(
     status: "running",
     hint: `Follow it with process(action="poll" | "log" | "wait" | "kill", session_id="${started.id}").`,
     ...(approval ? { approval: approvalNote(approval) } : {}),
+    ...(run.notice ? { sandbox_notice: run.notice } : {}),
   };
   const details: TerminalDetails = {
     command,
-    cwd,
+    cwd: spec.cwd,
     exitCode: 0,
     output: "",
     background: { id: started.id, pid: started.pid },
+    sandbox: run.sandbox,
     ...(approval ? { approval } : {}),
   };
   return { content: JSON.stringify(body), details };

@@ -1,0 +1,213 @@
+import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+
+/**
+ * What a session asks of the sandbox: fixed when the session starts (config.yaml `sandbox:`)
+ * except `mode`, which follows the session mode (plan → read-only).
+ * - `workspace-write`: everything readable except the hidden paths; writable: the cwd, temp and
+ *   the tool caches; read-only even there: `.git/hooks`, `.git/config`, all of HERMES_HOME.
+ * - `read-only`: nothing writable but temp.
+ * - `off`: commands run as they are (approvals only).
+ */
+export type SandboxMode = "workspace-write" | "read-only" | "off";
+
+export interface SandboxSettings {
+  mode: SandboxMode;
+  /** false cuts every network connection, the host's loopback included. */
+  network: boolean;
+  /** true refuses to run commands when no sandbox can be had, instead of running them unconfined. */
+  required: boolean;
+  /** Extra writable folders (`~` expanded), besides cwd, temp and the tool caches. */
+  writableRoots: readonly string[];
+  /** Tool caches a normal build writes (`~` expanded). */
+  toolCaches: readonly string[];
+  /** Extra paths hidden from commands (`~` expanded). */
+  denyRead: readonly string[];
+}
+
+/**
+ * Caches a build writes outside the project: npm, the XDG cache (pip, go-build, yarn v1, bun,
+ * playwright…), cargo's registry and git checkouts, pnpm's store, Go modules, Gradle, Maven and
+ * NuGet packages, yarn berry. Writable so `npm install` / `cargo build` / `go test` work sandboxed;
+ * nothing there is run by the agent outside the sandbox.
+ */
+export const DEFAULT_TOOL_CACHES: readonly string[] = [
+  "~/.npm",
+  "~/.cache",
+  "~/.cargo/registry",
+  "~/.cargo/git",
+  "~/.local/share/pnpm",
+  "~/.pnpm-store",
+  "~/go/pkg/mod",
+  "~/.gradle/caches",
+  "~/.m2/repository",
+  "~/.nuget/packages",
+  "~/.yarn/berry",
+];
+
+/**
+ * Caches created when missing (empty folders in the user's home), so the first `npm install` or
+ * `pip install` on a fresh machine has somewhere to write. The others are used only if present.
+ */
+const CREATED_CACHES: readonly string[] = ["~/.npm", "~/.cache"];
+
+/** Credential stores hidden from every sandboxed command (besides HERMES_HOME's own). */
+export const CREDENTIAL_PATHS: readonly string[] = [
+  "~/.ssh",
+  "~/.aws",
+  "~/.gnupg",
+  "~/.kube",
+  "~/.docker/config.json",
+  "~/.netrc",
+  "~/.git-credentials",
+  "~/.config/gcloud",
+  "~/.config/gh/hosts.yml",
+  "~/.azure",
+  "~/.npmrc",
+  "~/.pypirc",
+];
+
+/** Files in HERMES_HOME that hold credentials (Python Hermes keeps OAuth tokens in auth.json). */
+export const HERMES_CREDENTIAL_FILES: readonly string[] = [".env", "auth.json", ".anthropic_oauth.json"];
+
+/** One mount of the plan: later entries override earlier ones on the same or a deeper path. */
+export interface SandboxMount {
+  path: string;
+  access: "read-only" | "writable" | "hidden";
+}
+
+/** The concrete confinement of one command: a list of real, existing paths, shallowest first. */
+export interface SandboxPlan {
+  mode: Exclude<SandboxMode, "off">;
+  network: boolean;
+  mounts: SandboxMount[];
+  /** Writable roots, for messages ("writes are allowed in …"). */
+  writable: string[];
+}
+
+export interface PlanInput {
+  settings: SandboxSettings;
+  cwd: string;
+  hermesHome: string;
+  /** Folders this one call must write although they lie in a read-only area (the shell's state files). */
+  callWritable?: readonly string[];
+  /** Folders this one call must not write although they lie in a writable area (the shell's snapshots). */
+  callReadOnly?: readonly string[];
+  home?: string;
+  tmp?: string;
+}
+
+/**
+ * The mount plan for one command. Pure apart from reading which paths exist (and creating an
+ * empty `.git/hooks` when a repository lacks one, so a command cannot plant a hook there).
+ * Paths that do not exist are left out: a missing credential file in a read-only area cannot be
+ * created, and a missing writable root has nothing to write. Every path is resolved to its real
+ * path, so a symlinked home or temp dir is confined where it really is.
+ */
+export function planSandbox(input: PlanInput): SandboxPlan | undefined {
+  const { settings } = input;
+  if (settings.mode === "off") return undefined;
+  const home = real(input.home ?? homedir());
+  const expand = (path: string): string => real(expandHome(path, home));
+  const tmp = uniqueExisting([input.tmp ?? tmpdir(), "/tmp", "/var/tmp", "/dev/shm"].map(real));
+  const cwd = real(input.cwd);
+  const hermesHome = real(input.hermesHome);
+
+  const entries: SandboxMount[] = [];
+  const add = (path: string, access: SandboxMount["access"]): void => {
+    if (path && existsSync(path)) entries.push({ path, access });
+  };
+  for (const dir of tmp) add(dir, "writable");
+  const writable = [...tmp];
+  // The home is read-only even where it lies inside temp or a writable root (as in tests).
+  if (home !== cwd) add(home, "read-only");
+  if (settings.mode === "workspace-write") {
+    for (const cache of CREATED_CACHES.filter((path) => settings.toolCaches.includes(path))) ensureDir(expand(cache));
+    for (const root of [...settings.toolCaches, ...settings.writableRoots].map(expand)) {
+      add(root, "writable");
+      if (existsSync(root)) writable.push(root);
+    }
+    add(cwd, "writable");
+    writable.push(cwd);
+    for (const gitPath of gitProtectedPaths(cwd)) add(gitPath, "read-only");
+  }
+  for (const path of input.callReadOnly ?? []) add(real(path), "read-only");
+  for (const path of input.callWritable ?? []) add(real(path), "writable");
+  add(hermesHome, "read-only");
+  for (const name of HERMES_CREDENTIAL_FILES) add(join(hermesHome, name), "hidden");
+  for (const path of [...CREDENTIAL_PATHS, ...settings.denyRead].map(expand)) add(path, "hidden");
+
+  return { mode: settings.mode, network: settings.network, mounts: orderMounts(entries), writable: uniqueExisting(writable) };
+}
+
+/**
+ * Shallowest first; on the same path the later entry wins (it is mounted last). Entries beneath
+ * a hidden path are dropped: nothing inside a hidden folder is reachable.
+ */
+function orderMounts(entries: SandboxMount[]): SandboxMount[] {
+  const lastByPath = new Map<string, SandboxMount>();
+  for (const entry of entries) {
+    lastByPath.delete(entry.path);
+    lastByPath.set(entry.path, entry);
+  }
+  const unique = [...lastByPath.values()];
+  const hidden = unique.filter((entry) => entry.access === "hidden").map((entry) => entry.path);
+  return unique
+    .filter((entry) => !hidden.some((dir) => dir !== entry.path && isInside(entry.path, dir)))
+    .map((entry, index) => ({ entry, index, depth: entry.path.split(sep).length }))
+    .sort((a, b) => a.depth - b.depth || a.index - b.index)
+    .map(({ entry }) => entry);
+}
+
+/**
+ * `.git/hooks` and `.git/config` of the repository at `cwd` (a hook or `core.hooksPath` runs
+ * later outside the sandbox, from the user's own git). Creates an empty `hooks` folder when the
+ * repository has none, so there is something to mount read-only.
+ */
+function gitProtectedPaths(cwd: string): string[] {
+  const gitDir = join(cwd, ".git");
+  try {
+    if (!statSync(gitDir).isDirectory()) return [];
+    const hooks = join(gitDir, "hooks");
+    if (!existsSync(hooks)) mkdirSync(hooks);
+    return [hooks, join(gitDir, "config")];
+  } catch {
+    return [];
+  }
+}
+
+function ensureDir(path: string): void {
+  try {
+    mkdirSync(path, { recursive: true, mode: 0o755 });
+  } catch {
+    // an unwritable home: the cache stays unavailable, and writes to it fail inside the sandbox
+  }
+}
+
+export function expandHome(path: string, home: string = homedir()): string {
+  if (path === "~") return home;
+  if (path.startsWith("~/")) return join(home, path.slice(2));
+  return resolve(path);
+}
+
+/** The real path of `path`, or of its longest existing prefix joined with the rest. */
+export function real(path: string): string {
+  const absolute = resolve(path);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    const parent = dirname(absolute);
+    if (parent === absolute) return absolute;
+    return join(real(parent), absolute.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
+  }
+}
+
+export function isInside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+function uniqueExisting(paths: string[]): string[] {
+  return [...new Set(paths)].filter((path) => existsSync(path));
+}
