@@ -9,6 +9,6 @@ export async function sandboxUsable(): Promise<boolean> {
   if (available.kind === "bwrap") return true;
   const reason = available.kind === "none" ? available.reason : `${available.kind} cannot run in these tests`;
   if (process.env.CI) throw new Error(`the sandbox tests need bubblewrap in CI: ${reason}`);
-  console.warn(`skipping sandbox tests: ${reason}`);
+  process.stderr.write(`skipping sandbox tests: ${reason}\n`);
   return false;
 }
