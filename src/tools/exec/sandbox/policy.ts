@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
@@ -68,6 +68,23 @@ export const CREDENTIAL_PATHS: readonly string[] = [
   "~/.pypirc",
 ];
 
+/**
+ * Sockets of services that run what they are asked to outside any sandbox (the container
+ * engines, systemd over D-Bus): hidden, since connecting to one would be a way out.
+ */
+export const ESCAPE_SOCKETS: readonly string[] = [
+  "/var/run/docker.sock",
+  "/run/docker.sock",
+  "/run/containerd/containerd.sock",
+  "/run/podman/podman.sock",
+  "/run/dbus/system_bus_socket",
+  "/var/run/dbus/system_bus_socket",
+  "/run/systemd/private",
+];
+
+/** The same services' per-user sockets, under `$XDG_RUNTIME_DIR`. */
+const USER_ESCAPE_SOCKETS: readonly string[] = ["bus", "docker.sock", "podman/podman.sock", "systemd/private"];
+
 /** Files in HERMES_HOME that hold credentials (Python Hermes keeps OAuth tokens in auth.json). */
 export const HERMES_CREDENTIAL_FILES: readonly string[] = [".env", "auth.json", ".anthropic_oauth.json"];
 
@@ -130,13 +147,14 @@ export function planSandbox(input: PlanInput): SandboxPlan | undefined {
     }
     add(cwd, "writable");
     writable.push(cwd);
-    for (const gitPath of gitProtectedPaths(cwd)) add(gitPath, "read-only");
+    for (const mount of gitProtectedMounts(cwd)) add(mount.path, mount.access);
   }
   for (const path of input.callReadOnly ?? []) add(real(path), "read-only");
   for (const path of input.callWritable ?? []) add(real(path), "writable");
   add(hermesHome, "read-only");
   for (const name of HERMES_CREDENTIAL_FILES) add(join(hermesHome, name), "hidden");
   for (const path of [...CREDENTIAL_PATHS, ...settings.denyRead].map(expand)) add(path, "hidden");
+  for (const path of escapeSockets()) add(path, "hidden");
 
   return { mode: settings.mode, network: settings.network, mounts: orderMounts(entries), writable: uniqueExisting(writable) };
 }
@@ -161,20 +179,51 @@ function orderMounts(entries: SandboxMount[]): SandboxMount[] {
 }
 
 /**
- * `.git/hooks` and `.git/config` of the repository at `cwd` (a hook or `core.hooksPath` runs
- * later outside the sandbox, from the user's own git). Creates an empty `hooks` folder when the
- * repository has none, so there is something to mount read-only.
+ * What protects the repository at `cwd` from a command that would plant something git runs later
+ * outside the sandbox: `.git` bound onto itself (a mount point cannot be renamed or removed, so it
+ * cannot be swapped for a look-alike), and its `hooks` and `config` read-only, with those of its
+ * submodules (`.git/modules/…`). Creates an empty `hooks` folder where one is missing, so there is
+ * something to mount. Reads a bounded part of `.git/modules` only.
  */
-function gitProtectedPaths(cwd: string): string[] {
+function gitProtectedMounts(cwd: string): SandboxMount[] {
   const gitDir = join(cwd, ".git");
   try {
     if (!statSync(gitDir).isDirectory()) return [];
-    const hooks = join(gitDir, "hooks");
-    if (!existsSync(hooks)) mkdirSync(hooks);
-    return [hooks, join(gitDir, "config")];
   } catch {
     return [];
   }
+  const mounts: SandboxMount[] = [{ path: gitDir, access: "writable" }];
+  const protect = (dir: string, depth: number): void => {
+    const hooks = join(dir, "hooks");
+    try {
+      if (!existsSync(hooks)) mkdirSync(hooks);
+    } catch {
+      // an unwritable repository: nothing can be planted there either
+    }
+    mounts.push({ path: hooks, access: "read-only" }, { path: join(dir, "config"), access: "read-only" });
+    if (depth >= MAX_SUBMODULE_DEPTH) return;
+    for (const name of childDirs(join(dir, "modules")).slice(0, MAX_SUBMODULES)) protect(join(dir, "modules", name), depth + 1);
+  };
+  protect(gitDir, 0);
+  return mounts;
+}
+
+const MAX_SUBMODULE_DEPTH = 3;
+const MAX_SUBMODULES = 64;
+
+function childDirs(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+}
+
+function escapeSockets(): string[] {
+  const runtime = process.env.XDG_RUNTIME_DIR || (typeof process.getuid === "function" ? `/run/user/${process.getuid()}` : "");
+  return [...ESCAPE_SOCKETS, ...(runtime ? USER_ESCAPE_SOCKETS.map((name) => join(runtime, name)) : [])];
 }
 
 function ensureDir(path: string): void {

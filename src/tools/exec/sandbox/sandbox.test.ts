@@ -138,6 +138,31 @@ describe.runIf(usable)("sandboxed terminal (real bubblewrap)", () => {
     expect(existsSync(join(workspace, ".git", "hooks", "pre-commit"))).toBe(false);
     expect(readFileSync(join(workspace, ".git", "config"), "utf8")).not.toContain("hooksPath");
     expect(result.json.output).toMatch(/Read-only file system|could not lock config file/);
+    // Nor can the repository be swapped for a look-alike with hooks of its own.
+    const swap = await run({ command: "mv .git .git-old && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit" }, ctx());
+    expect(swap.json.output).toMatch(/busy/i);
+    expect(existsSync(join(workspace, ".git-old"))).toBe(false);
+    expect(existsSync(join(workspace, ".git", "hooks", "pre-commit"))).toBe(false);
+  });
+
+  it("hides the sockets of services that would run commands outside the sandbox (D-Bus, container engines)", async () => {
+    const runtimeDir = join(root, "run-user");
+    mkdirSync(join(runtimeDir, "podman"), { recursive: true });
+    const bus = join(runtimeDir, "bus");
+    const server: Server = createServer((socket) => socket.end("ok"));
+    await new Promise<void>((resolve) => server.listen(bus, resolve));
+    const saved = process.env.XDG_RUNTIME_DIR;
+    process.env.XDG_RUNTIME_DIR = runtimeDir;
+    try {
+      const connect = `python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect('${bus}'); print('connected')"`;
+      const result = await run({ command: connect }, ctx());
+      expect(result.json.output).not.toContain("connected");
+      expect(result.json.output).toContain("Permission denied");
+    } finally {
+      if (saved === undefined) delete process.env.XDG_RUNTIME_DIR;
+      else process.env.XDG_RUNTIME_DIR = saved;
+      server.close();
+    }
   });
 
   it("installs a local npm package in the workspace", async () => {
