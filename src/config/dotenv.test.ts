@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isHermesError } from "../shared/errors.js";
 import { loadDotenv } from "./dotenv.js";
-import { clearRegisteredSecrets, redactSecrets } from "./redact.js";
+import { clearRegisteredSecrets, redactRegisteredSecrets, redactSecrets } from "./redact.js";
 
 let dir: string;
 beforeEach(() => {
@@ -48,10 +48,27 @@ describe("loadDotenv", () => {
     }
   });
 
-  it("registers secret-named values for redaction", () => {
+  it("registers every value of 8 characters or more for redaction, whatever its name", () => {
     const path = join(dir, ".env");
-    writeFileSync(path, "MY_SERVICE_TOKEN=plainvalue123\nPLAIN=notsecret123\n");
+    writeFileSync(path, "MY_SERVICE_TOKEN=plainvalue123\nPLAIN=notsecret123\nSHORT=abc1234\n");
     loadDotenv(path, {});
-    expect(redactSecrets("got plainvalue123 and notsecret123")).toBe("got *** and notsecret123");
+    expect(redactSecrets("got plainvalue123 and notsecret123 and abc1234")).toBe("got *** and *** and abc1234");
+    expect(redactRegisteredSecrets(Buffer.from("PLAIN=notsecret123\n").toString("base64"))).toContain("***");
+  });
+
+  it("registers values the environment already had too (they are still in the file)", () => {
+    const path = join(dir, ".env");
+    writeFileSync(path, "SHADOWED=file-value-123\n");
+    const env: NodeJS.ProcessEnv = { SHADOWED: "shell" };
+    expect(loadDotenv(path, env)).toEqual([]);
+    expect(redactRegisteredSecrets("file-value-123")).toBe("***");
+  });
+
+  it("shows a credential URL without its password, and registers long passwords on their own", () => {
+    const path = join(dir, ".env");
+    writeFileSync(path, "DATABASE_URL=postgres://app:pw@db.example/app\nCACHE=redis://:cachepassword9@cache:6379\n");
+    loadDotenv(path, {});
+    expect(redactRegisteredSecrets("DATABASE_URL=postgres://app:pw@db.example/app")).toBe("DATABASE_URL=postgres://app:***@db.example/app");
+    expect(redactRegisteredSecrets("export REDIS_PASSWORD=cachepassword9")).toBe("export REDIS_PASSWORD=***");
   });
 });

@@ -1,13 +1,16 @@
 import { readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
 import { HermesError } from "../shared/errors.js";
-import { isSecretName, registerSecret } from "./redact.js";
+import { registerCredentialUrls, registerSecret } from "./redact.js";
 
 /**
  * Loads `KEY=VALUE` lines from `path` into `env` (Node's `.env` syntax: comments, quotes,
  * `export` prefixes). Variables already present in `env` are never overridden, even when empty.
  * Returns the keys it set (in no particular order). A missing file sets nothing and returns `[]`.
- * Values of secret-looking keys it sets are registered for redaction.
+ * Every value in the file is registered for redaction whatever its key is called (values under
+ * 8 characters excepted), also when the environment already had the key: the file holds the
+ * user's credentials, and its values must not reach the model or the editor in any spelling.
+ * The passwords of credential URLs in values (`postgres://app:pw@db`) are registered as well.
  * Throws HermesError `config_invalid` when the file exists but cannot be read.
  */
 export function loadDotenv(path: string, env: NodeJS.ProcessEnv = process.env): string[] {
@@ -21,10 +24,12 @@ export function loadDotenv(path: string, env: NodeJS.ProcessEnv = process.env): 
   const parsed = parseEnv(content);
   const set: string[] = [];
   for (const [key, value] of Object.entries(parsed)) {
-    if (value === undefined || env[key] !== undefined) continue;
+    if (value === undefined) continue;
+    registerSecret(value);
+    registerCredentialUrls(value);
+    if (env[key] !== undefined) continue;
     env[key] = value;
     set.push(key);
-    if (isSecretName(key)) registerSecret(value);
   }
   return set;
 }

@@ -1,5 +1,13 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { clearRegisteredSecrets, maskSecret, redactSecrets, registerEnvSecrets, registerSecret } from "./redact.js";
+import {
+  clearRegisteredSecrets,
+  maskSecret,
+  redactRegisteredSecrets,
+  redactSecrets,
+  registerCredentialUrls,
+  registerEnvSecrets,
+  registerSecret,
+} from "./redact.js";
 
 beforeEach(() => clearRegisteredSecrets());
 
@@ -76,8 +84,74 @@ describe("redactSecrets", () => {
     expect(redactSecrets("aaaa-bbbb-cccc /home/someone tttttttttt")).toBe("*** /home/someone ***");
   });
 
-  it("maskSecret keeps only a known prefix", () => {
+  it("maskSecret keeps only a known prefix, or a credential URL without its password", () => {
     expect(maskSecret(OPENROUTER)).toBe("sk-or-v1-***");
     expect(maskSecret("whatever")).toBe("***");
+    expect(maskSecret("postgres://app:pw@db.example/app")).toBe("postgres://app:***@db.example/app");
+  });
+
+  it("masks the password of any credential URL", () => {
+    expect(redactSecrets("DATABASE_URL=postgres://app:pw@db.example:5432/app")).toBe("DATABASE_URL=postgres://app:***@db.example:5432/app");
+    expect(redactSecrets("redis://:s3cret@cache:6379 and https://bot:tok@git.example/x.git")).toBe(
+      "redis://:***@cache:6379 and https://bot:***@git.example/x.git",
+    );
+    const plain = "https://example.com:8080/a@b http://user@host/ mailto:x@y.z";
+    expect(redactSecrets(plain)).toBe(plain);
+  });
+
+  it("registers credential URLs found in any variable, and their long passwords on their own", () => {
+    registerEnvSecrets({ DATABASE_URL: "postgres://app:longpassword1@db/app", HOME: "/home/x", SHORT: "mysql://root:pw@localhost/db" });
+    expect(redactRegisteredSecrets("psql postgres://app:longpassword1@db/app")).toBe("psql postgres://app:***@db/app");
+    expect(redactRegisteredSecrets("PGPASSWORD=longpassword1")).toBe("PGPASSWORD=***");
+    expect(redactRegisteredSecrets("mysql://root:pw@localhost/db")).toBe("mysql://root:***@localhost/db");
+    expect(redactRegisteredSecrets("/home/x pw")).toBe("/home/x pw");
+    registerCredentialUrls("amqp://bus:p%40ss%2Fword99@mq/");
+    expect(redactRegisteredSecrets("password p@ss/word99")).toBe("password ***");
+  });
+
+  it("registerCredentialUrls ignores text without credential URLs", () => {
+    registerCredentialUrls("see https://example.com/docs and user@example.com");
+    registerCredentialUrls(undefined);
+    expect(redactRegisteredSecrets("https://example.com/docs")).toBe("https://example.com/docs");
+  });
+});
+
+describe("redactRegisteredSecrets", () => {
+  const KEY = "tok_9f8e7d6c5b4a39281706f5e4";
+
+  it("masks the encoded and reversed spellings of registered secrets", () => {
+    registerSecret(KEY);
+    const env = `MY_TOKEN=${KEY}\n`;
+    const spellings = [
+      Buffer.from(env).toString("base64"),
+      Buffer.from(env).toString("base64url"),
+      Buffer.from(env).toString("hex"),
+      Buffer.from(env).toString("hex").toUpperCase(),
+      [...env.trimEnd()].reverse().join(""),
+    ];
+    for (const spelling of spellings) {
+      const masked = redactRegisteredSecrets(spelling);
+      expect(masked, spelling).toContain("***");
+      expect(masked).not.toContain(Buffer.from(KEY).toString("hex").slice(4, 20));
+    }
+    expect(redactRegisteredSecrets(`x ${KEY} y`)).toBe("x *** y");
+  });
+
+  it("registers each line of a multi-line value too", () => {
+    registerSecret("-----BEGIN KEY-----\nAAAABBBBCCCCDDDD\nEEEEFFFFGGGGHHHH\n-----END KEY-----");
+    expect(redactRegisteredSecrets("2|EEEEFFFFGGGGHHHH")).toBe("2|***");
+  });
+
+  it("recompiles when the set changes", () => {
+    expect(redactRegisteredSecrets("alpha-secret-1 beta-secret-2")).toBe("alpha-secret-1 beta-secret-2");
+    registerSecret("alpha-secret-1");
+    expect(redactRegisteredSecrets("alpha-secret-1 beta-secret-2")).toBe("*** beta-secret-2");
+    registerSecret("beta-secret-2");
+    expect(redactRegisteredSecrets("alpha-secret-1 beta-secret-2")).toBe("*** ***");
+  });
+
+  it("does not apply pattern masking to tool output", () => {
+    const text = "password=hunter2 postgres://a:b@c/d";
+    expect(redactRegisteredSecrets(text)).toBe(text);
   });
 });

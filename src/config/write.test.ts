@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "./load.js";
+import { clearRegisteredSecrets, redactRegisteredSecrets } from "./redact.js";
 import { addCommandAllowlistEntry, quoteEnvValue, upsertEnvFile, writeConfigModel } from "./write.js";
 
 let root: string;
@@ -91,6 +92,13 @@ describe("upsertEnvFile", () => {
     upsertEnvFile(home, { OPENAI_API_KEY: "new", NEW_ONE: "a b", PEM: "single" });
     expect(readFileSync(envFile(), "utf8")).toBe("# secrets\nOPENAI_API_KEY=new\nOTHER=keep me\nPEM=single\nNEW_ONE='a b'\n");
     expect(mode(envFile())).toBe(0o600);
+  });
+
+  it("registers every value it writes for redaction, whatever the key is called", () => {
+    clearRegisteredSecrets();
+    upsertEnvFile(home, { WEBHOOK: "plainvalue123", DB: "mysql://root:pw@localhost/app" });
+    expect(redactRegisteredSecrets("plainvalue123 mysql://root:pw@localhost/app")).toBe("*** mysql://root:***@localhost/app");
+    clearRegisteredSecrets();
   });
 
   it("rejects bad names and multi-line values without writing", () => {

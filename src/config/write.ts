@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSyn
 import { isMap, isSeq, parseDocument, type Document } from "yaml";
 import { HermesError } from "../shared/errors.js";
 import { homePaths } from "./paths.js";
-import { isSecretName, registerSecret } from "./redact.js";
+import { registerCredentialUrls, registerSecret } from "./redact.js";
 
 /** What the interactive setup chose. */
 export interface ModelChoice {
@@ -78,7 +78,8 @@ export function updateConfigDocument(home: string, mutate: (doc: Document) => vo
  * Sets each `KEY=value` in `<home>/.env`: the first existing line for a key is rewritten in place,
  * later duplicates of it are dropped, missing keys are appended; other lines and comments are kept.
  * Values are quoted so Node's `.env` parser reads them back unchanged. Does not change
- * `process.env`. Creates the home folder (0700); the file ends with mode 0600, replaced atomically.
+ * `process.env`; every value is registered for redaction (as `loadDotenv` does). Creates the
+ * home folder (0700); the file ends with mode 0600, replaced atomically.
  * Throws HermesError `invalid_params` for a key that is not a variable name or a value with a
  * line break.
  */
@@ -110,7 +111,11 @@ export function upsertEnvFile(home: string, values: Record<string, string>): voi
   for (const [key, value] of entries) {
     if (!written.has(key)) out.push(`${key}=${quoteEnvValue(value)}`);
   }
-  for (const [key, value] of entries) if (isSecretName(key)) registerSecret(value);
+  // Every value in .env is a secret, whatever its key (see `loadDotenv`).
+  for (const [, value] of entries) {
+    registerSecret(value);
+    registerCredentialUrls(value);
+  }
   writePrivate(path, out.length > 0 ? `${out.join("\n")}\n` : "");
 }
 

@@ -3,6 +3,7 @@ import { open, readFile, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { secretFileReason } from "../../config/secret-files.js";
 import { isAbortError, throwIfAborted } from "../../shared/abort.js";
 import { errorMessage } from "../../shared/errors.js";
 import { fileTracker, hashText, type FileStamp } from "../file-tracker/file-tracker.js";
@@ -72,7 +73,7 @@ const DESCRIPTION = [
   'when more lines follow, a "hint" with the offset to continue from.',
   `Reads ${READ_FILE_DEFAULT_LIMIT} lines by default, at most ${READ_FILE_MAX_LIMIT}; use offset and limit for large files.`,
   `Lines over ${READ_FILE_MAX_LINE_CHARS} characters are cut. Suggests similar file names when the file is not found.`,
-  "Cannot read binary files, images or devices.",
+  "Cannot read binary files, images, devices or credential files (HERMES_HOME/.env, /proc/*/environ).",
 ].join(" ");
 
 /**
@@ -97,7 +98,9 @@ function describeRead(args: ReadFileArgs, ctx: DescribeContext): ToolDescription
 /**
  * read_file, as Hermes has it. Reads from the editor through `ctx.ports.readTextFile` when that port
  * exists (unsaved buffers), else from disk; device, directory and binary checks always run on disk
- * first when the file exists there. Every user error is an `isError` result with JSON content
+ * first when the file exists there. Credential files (`$HERMES_HOME/.env`, `auth.json`, any
+ * `/proc/<pid>/environ`; see `secretFileReason`) are refused before anything is read, through
+ * either source. Every user error is an `isError` result with JSON content
  * `{"error": …}`; only cancellation (an AbortError, before or during the read) is thrown.
  * Successful reads are recorded in the session's file tracker; re-reading the same range
  * (offset and effective limit) of a provably unchanged file returns the short "unchanged" stub
@@ -120,6 +123,9 @@ async function readFileExecute(args: ReadFileArgs, ctx: ToolContext): Promise<To
   const limit = Math.min(args.limit ?? READ_FILE_DEFAULT_LIMIT, READ_FILE_MAX_LIMIT);
   const absolute = resolveReadPath(args.path, ctx.cwd);
 
+  const secret = await secretFileReason(absolute, ctx.hermesHome);
+  if (secret) return failure(absolute, `Refused to read ${args.path}: ${secret}. Its values are never shown to the model.`);
+  throwIfAborted(ctx.signal);
   if (isDevicePath(absolute)) {
     return failure(absolute, `Cannot read ${absolute}: device and process file-descriptor paths are not readable files`);
   }

@@ -8,6 +8,7 @@ import { formatSearchResult } from "./format.js";
 import { searchWithNode } from "./node-engine.js";
 import { findRipgrep, searchWithRipgrep } from "./rg-engine.js";
 import { patternHasNewline, type EngineResult, type SearchRequest } from "./search-types.js";
+import { SECRET_FILES_NOTE, secretSearchGuard } from "./secret-filter.js";
 
 export type { SearchFilesDetails, SearchMatch } from "./format.js";
 
@@ -85,6 +86,9 @@ export async function runSearch(
 /**
  * The `search_files` tool with a chosen engine. Every mistake the model can fix (missing path,
  * invalid regex, a regex with `\n`) is an `isError` result; only cancellation throws (AbortError).
+ * Credential files (`$HERMES_HOME/.env`, `auth.json`, `/proc/<pid>/environ`) are never searched: a
+ * search rooted at one is refused, and their matches never appear in a wider one (see
+ * `secretSearchGuard`).
  * Results: see `formatSearchResult`; `details` is a `SearchFilesDetails`.
  */
 export function createSearchFilesTool(options: SearchEngineOptions = {}): AnyTool {
@@ -117,6 +121,10 @@ async function executeSearch(args: SearchFilesArgs, ctx: ToolContext, options: S
     return { content: `Path not found: ${displayRoot} (resolved to ${root}).`, isError: true };
   }
   const target = args.target ?? "content";
+  const guard = await secretSearchGuard(root, rootIsFile, ctx.hermesHome);
+  if (guard.refusal) {
+    return { content: `Refused to search ${displayRoot}: ${guard.refusal}. Its values are never shown to the model.`, isError: true };
+  }
   if (target === "content" && patternHasNewline(args.pattern)) {
     return {
       content:
@@ -137,5 +145,7 @@ async function executeSearch(args: SearchFilesArgs, ctx: ToolContext, options: S
   const { result } = await runSearch(request, options, ctx.signal);
   throwIfAborted(ctx.signal);
   const page = { offset: args.offset ?? 0, limit: args.limit ?? ctx.config.search_files.limit };
-  return formatSearchResult(request, result, page, displayRoot);
+  const formatted = formatSearchResult(request, guard.filter(result, target), page, displayRoot);
+  if (!guard.note || target !== "content" || formatted.isError) return formatted;
+  return { ...formatted, content: `${formatted.content}\n${SECRET_FILES_NOTE}` };
 }

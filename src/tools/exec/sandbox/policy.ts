@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { HERMES_CREDENTIAL_FILES } from "../../../config/secret-files.js";
 
 /**
  * What a session asks of the sandbox: fixed when the session starts (config.yaml `sandbox:`)
@@ -85,8 +86,6 @@ export const ESCAPE_SOCKETS: readonly string[] = [
 /** The same services' per-user sockets, under `$XDG_RUNTIME_DIR`. */
 const USER_ESCAPE_SOCKETS: readonly string[] = ["bus", "docker.sock", "podman/podman.sock", "systemd/private"];
 
-/** Files in HERMES_HOME that hold credentials (Python Hermes keeps OAuth tokens in auth.json). */
-export const HERMES_CREDENTIAL_FILES: readonly string[] = [".env", "auth.json", ".anthropic_oauth.json"];
 
 /** One mount of the plan: later entries override earlier ones on the same or a deeper path. */
 export interface SandboxMount {
