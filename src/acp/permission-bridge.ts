@@ -58,7 +58,9 @@ export class PermissionBridge implements PermissionAsker {
   async askCommand(request: CommandApprovalRequest, signal: AbortSignal): Promise<CommandAnswer> {
     const escalation = request.escalation;
     const options = escalation ? ESCALATION_OPTIONS : commandOptions(request.command);
-    const reason = escalation ? `\nReason: ${escalation.reason}\nThe command will run outside the sandbox, with your full permissions.` : "";
+    const reason = escalation
+      ? `\nReason: ${escalation.reason}\nIn: ${escalation.cwd}\nThe command will run outside the sandbox, with your full permissions.`
+      : "";
     const optionId = await this.ask(
       {
         sessionId: this.sessionId,
@@ -68,7 +70,7 @@ export class PermissionBridge implements PermissionAsker {
           kind: "execute",
           status: "pending",
           content: [{ type: "content", content: { type: "text", text: `${request.description}\n$ ${request.command}${reason}` } }],
-          rawInput: { command: request.command, description: request.description, ...(escalation ? { sandbox: "off", reason: escalation.reason } : {}) },
+          rawInput: { command: request.command, description: request.description, ...(escalation ? { sandbox: "off", reason: escalation.reason, cwd: escalation.cwd } : {}) },
         },
         options,
       },

@@ -67,7 +67,7 @@ describe("command approvals", () => {
     const user = scriptedUser(["allow_always", "deny"]);
     const persisted: string[] = [];
     const ports = approvals("/work", persisted, config).ports(user.asker, new AbortController().signal);
-    const escalation: CommandApprovalRequest = { ...command("sandbox_escalation", "touch x"), escalation: { reason: "needs the home" } };
+    const escalation: CommandApprovalRequest = { ...command("sandbox_escalation", "touch x"), escalation: { reason: "needs the home", cwd: "/work" } };
     expect(await ports.approveCommand!(escalation)).toBe(true);
     expect(await ports.approveCommand!(escalation)).toBe(false);
     expect(user.asked).toHaveLength(2);

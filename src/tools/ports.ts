@@ -16,7 +16,7 @@ export interface CommandApprovalRequest {
    * Set when the command asks to run outside the sandbox: always asked, in every mode, never
    * answered by a standing allowance or `command_allowlist`, and an allow covers this run only.
    */
-  escalation?: { reason: string };
+  escalation?: { reason: string; cwd: string };
 }
 
 export interface FileEdit {

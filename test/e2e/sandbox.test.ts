@@ -4,7 +4,7 @@ import { methods, type RequestPermissionRequest, type RequestPermissionResponse 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawnAgent, type AgentProcess } from "../support/acp-client.js";
 import { startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
-import { sleepers } from "../support/processes.js";
+import { sleepCommands, sleepers } from "../support/processes.js";
 import { sandboxUsable } from "../support/sandbox.js";
 import { createTempHome, type TempHome } from "../support/temp-home.js";
 
@@ -113,7 +113,7 @@ describe.runIf(usable)("the sandbox, end to end", () => {
     const sessionId = await start();
     llm.push({ tool_calls: [{ id: "s1", name: "terminal", arguments: { command: `sleep ${marker}` } }] }, { text: "after" });
     void prompt(sessionId, "sleep").catch(() => undefined);
-    while (!sleepers(marker).length) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!sleepCommands(marker).length) await new Promise((resolve) => setTimeout(resolve, 20));
     agent!.child.kill("SIGKILL");
     while (sleepers(marker).length) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(sleepers(marker)).toEqual([]);

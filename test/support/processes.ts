@@ -15,3 +15,19 @@ export function sleepers(marker: string): number[] {
   }
   return pids;
 }
+
+/**
+ * Pids of live `sleep <marker>` processes themselves (argv[0] is sleep), not of the shells or
+ * sandboxes whose command lines merely mention it: a test that waits for the command to really
+ * run (past the sandbox's set-up) waits for these.
+ */
+export function sleepCommands(marker: string): number[] {
+  return sleepers(marker).filter((pid) => {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      return (argv[0] ?? "").split("/").pop() === "sleep";
+    } catch {
+      return false;
+    }
+  });
+}

@@ -70,6 +70,28 @@ export function parseArgs(args: readonly string[], spec: ArgSpec = {}): ParsedAr
   return parsed;
 }
 
+/**
+ * Non-option words in order (`kubectl -n prod delete pod x` → `delete pod x`), skipping the
+ * value of each option `valueOption` matches (given as a separate word; `--opt=value` is one
+ * word). `--` ends the options.
+ */
+export function positionalArgs(args: readonly string[], valueOption: RegExp): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "--") {
+      words.push(...args.slice(i + 1));
+      break;
+    }
+    if (arg.startsWith("-") && arg.length > 1) {
+      if (!arg.includes("=") && valueOption.test(arg)) i++;
+      continue;
+    }
+    words.push(arg);
+  }
+  return words;
+}
+
 /** Values given to any of `names` (letters or long names). */
 export function optionValues(parsed: ParsedArgs, ...names: string[]): string[] {
   return parsed.values.filter((entry) => names.includes(entry.name)).map((entry) => entry.value);

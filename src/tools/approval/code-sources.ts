@@ -5,7 +5,9 @@
  * (`python -c "exec(b64decode(…))"`).
  */
 import { parseArgs } from "./argv.js";
-import { executesCode, interpreterInvocation, runsStdin } from "./interpreters.js";
+import { gitShellCommands } from "./git.js";
+import { inlinePrograms } from "./inline-code.js";
+import { executesCode, runsStdin } from "./interpreters.js";
 import { upstreamOf, type SimpleCommand } from "./simple-command.js";
 
 const DOWNLOADERS = new Set(["curl", "wget", "fetch", "http", "https", "xh", "aria2c", "lwp-request", "lynx", "links"]);
@@ -64,8 +66,7 @@ const DECODE_RE = /b64decode|base64|decodebytes|fromhex|unhexlify|decompress|Buf
 
 /** True when an interpreter's inline program decodes something and executes it. */
 export function runsDecodedInlineCode(command: SimpleCommand): boolean {
-  const code = interpreterInvocation(command.name, command.args)?.code ?? [];
-  return code.some((text) => EXEC_CALL_RE.test(text) && DECODE_RE.test(text));
+  return inlinePrograms(command).some(({ text }) => EXEC_CALL_RE.test(text) && DECODE_RE.test(text));
 }
 
 /** Calls that hand a string to a shell: `os.system("…")`, `subprocess.run("…", shell=True)`, `execSync('…')`, `system(q{…})`. */
@@ -74,13 +75,16 @@ const SHELL_CALL_RE =
 /** Perl/Ruby backticks and `%x{…}` / `qx{…}`. */
 const BACKTICK_RE = /`([^`]*)`|(?:%x|qx)\{([^}]*)\}/g;
 
-/** Shell command strings embedded in an interpreter's inline program. */
+/**
+ * Shell command strings embedded in what `command` runs: string literals handed to a shell by
+ * an interpreter's inline program (see `inline-code.ts`), and shell text in git settings
+ * (`git -c alias.x='!…'`, `git config core.pager …`).
+ */
 export function embeddedShellCommands(command: SimpleCommand): string[] {
-  const code = interpreterInvocation(command.name, command.args)?.code ?? [];
-  const found: string[] = [];
-  for (const text of code) {
+  const found = gitShellCommands(command);
+  for (const { language, text } of inlinePrograms(command)) {
     for (const match of text.matchAll(SHELL_CALL_RE)) found.push(match[2] ?? match[3] ?? "");
-    if (!/^(?:node|nodejs|bun)$/.test(command.name)) {
+    if (language !== "javascript" && language !== "powershell") {
       for (const match of text.matchAll(BACKTICK_RE)) found.push(match[1] ?? match[2] ?? "");
     }
   }

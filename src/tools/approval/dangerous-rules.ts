@@ -1,15 +1,23 @@
 /**
  * Dangerous rules: commands that run only after the user allows them. Table order is the
  * order keys appear in a combined verdict (`rm_recursive+sudo`), so modifiers such as `sudo`
- * come last.
+ * come last. Topic tables live in their own files and are spliced in here: git
+ * (`git-rules.ts`), infrastructure (`infra-rules.ts`), databases and cron (`service-rules.ts`),
+ * exfiltration (`exfiltration.ts`) and the rules that apply only outside the sandbox
+ * (`unsandboxed-rules.ts`). Every other rule applies in both modes.
  */
 import { commandName, parseArgs } from "./argv.js";
 import { codeFeeds, isDecoder, isDownloader, runsDecodedInlineCode } from "./code-sources.js";
+import { EXFILTRATION_RULES } from "./exfiltration.js";
+import { GIT_RULES } from "./git-rules.js";
 import { rmInvocation } from "./hardline-rules.js";
+import { INFRA_RULES } from "./infra-rules.js";
 import { classifyWriteTarget, type WriteTargetKey } from "./paths.js";
 import type { CommandRule, SimpleCommand } from "./simple-command.js";
 import { sqlFindings, sqlTexts, type SqlFinding } from "./sql.js";
 import { uninstallsPackages } from "./package-managers.js";
+import { SERVICE_RULES } from "./service-rules.js";
+import { UNSANDBOXED_RULES } from "./unsandboxed-rules.js";
 import { findExecArgvs } from "./wrappers.js";
 import { writeTargets } from "./write-targets.js";
 
@@ -50,44 +58,6 @@ function chownsToRootRecursively({ name, args }: SimpleCommand): boolean {
   return recursive && /^(?:root|0)(?:[:.].*)?$/.test(parsed.operands[0] ?? "");
 }
 
-interface GitCall {
-  sub: string;
-  args: string[];
-}
-
-const GIT_VALUE_OPTIONS = /^(?:-C|-c|--git-dir|--work-tree|--namespace|--exec-path|--super-prefix|--config-env)$/;
-
-function gitCall({ name, args }: SimpleCommand): GitCall | undefined {
-  if (name !== "git") return undefined;
-  let i = 0;
-  while (i < args.length && (args[i] as string).startsWith("-")) i += GIT_VALUE_OPTIONS.test(args[i] as string) ? 2 : 1;
-  const sub = args[i];
-  return sub === undefined ? undefined : { sub: sub.toLowerCase(), args: args.slice(i + 1) };
-}
-
-function gitRule(sub: string, test: (args: string[]) => boolean): (command: SimpleCommand) => boolean {
-  return (command) => {
-    const call = gitCall(command);
-    return call !== undefined && call.sub === sub && test(call.args);
-  };
-}
-
-const gitResetHard = gitRule("reset", (args) => args.some((arg) => /^--h(?:a(?:r(?:d)?)?)?$/.test(arg)));
-const gitForcePush = gitRule("push", (args) => {
-  const parsed = parseArgs(args, { shortValue: "o", longValue: ["push-option", "repo", "receive-pack", "exec"] });
-  return parsed.shorts.has("f") || [...parsed.longs].some((long) => /^for/.test(long) || long === "mirror") || parsed.operands.some((ref) => ref.startsWith("+"));
-});
-const gitClean = gitRule("clean", (args) => {
-  const parsed = parseArgs(args, { shortValue: "e", longValue: ["exclude"] });
-  const force = parsed.shorts.has("f") || parsed.longs.has("force");
-  return force && !parsed.shorts.has("n") && !parsed.longs.has("dry-run");
-});
-const gitBranchForceDelete = gitRule("branch", (args) => {
-  const parsed = parseArgs(args);
-  const remove = parsed.shorts.has("d") || parsed.longs.has("delete");
-  return parsed.shorts.has("D") || (remove && (parsed.shorts.has("f") || parsed.longs.has("force")));
-});
-
 function sqlRule(finding: SqlFinding): (command: SimpleCommand) => boolean {
   return (command) => sqlTexts(command).some((sql) => sqlFindings(sql).has(finding));
 }
@@ -121,14 +91,15 @@ export const DANGEROUS_RULES: readonly CommandRule[] = [
   { key: "write_env_file", description: "write to an .env file", matches: writeRule("write_env_file") },
   { key: "write_etc", description: "write to system configuration (/etc)", matches: writeRule("write_etc") },
   { key: "enter_protected_dir", description: "work inside a protected folder (~/.hermes, ~/.ssh or /etc)", matches: entersProtectedDir },
-  { key: "git_reset_hard", description: "discard local changes (git reset --hard)", matches: gitResetHard },
-  { key: "git_force_push", description: "force-push, rewriting remote history", matches: gitForcePush },
-  { key: "git_clean", description: "delete untracked files (git clean -f)", matches: gitClean },
-  { key: "git_branch_force_delete", description: "force-delete a git branch", matches: gitBranchForceDelete },
+  ...GIT_RULES,
   { key: "sql_drop", description: "drop a database or table (SQL DROP)", matches: sqlRule("drop") },
   { key: "sql_truncate", description: "empty a table (SQL TRUNCATE)", matches: sqlRule("truncate") },
   { key: "sql_delete_all", description: "delete every row (SQL DELETE without WHERE)", matches: sqlRule("delete_all") },
+  ...SERVICE_RULES,
+  ...INFRA_RULES,
   { key: "package_uninstall", description: "uninstall packages", matches: uninstallsPackages },
   { key: "cloud_metadata", description: "query the cloud metadata service (instance credentials)", matches: reachesMetadata },
+  ...EXFILTRATION_RULES,
+  ...UNSANDBOXED_RULES,
   { key: "sudo", description: "run with superuser privileges", matches: (c) => PRIVILEGE.has(c.name) || c.wrappers.some((w) => PRIVILEGE.has(w)) },
 ];

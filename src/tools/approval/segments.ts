@@ -11,7 +11,8 @@
 import { commandName } from "./argv.js";
 import { embeddedShellCommands } from "./code-sources.js";
 import { groupTokens, type RawCommand, type RawPipeline } from "./grouping.js";
-import { interpreterInvocation, isShell, shellInvocation } from "./interpreters.js";
+import { shebangLanguage } from "./inline-code.js";
+import { isInterpreter, isShell, shellInvocation } from "./interpreters.js";
 import { lex, lexHeredocBody } from "./lexer.js";
 import { normalizeCommand } from "./normalize.js";
 import { isAssignmentWord, resolveWord, type ResolveContext } from "./resolve.js";
@@ -48,7 +49,7 @@ interface ScanContext {
 /** Every simple command `source` would run, nested ones included, in source order. */
 export function scanCommand(source: string): Script {
   const budget = { chars: 2 * source.length + 50_000, commands: 10_000 };
-  return scanScript(source, { depth: 0, positional: [], vars: new Map(), files: { content: new Map(), downloadedBy: new Map() }, budget });
+  return scanScript(source, { depth: 0, positional: [], vars: new Map(), files: { written: new Set(), content: new Map(), downloadedBy: new Map() }, budget });
 }
 
 function scanScript(source: string, ctx: ScanContext): Script {
@@ -142,17 +143,24 @@ function recordCommand(argv: readonly string[], stdin: string | undefined, base:
   if (command.inFunction === undefined) delete command.inFunction;
   script.commands.push(command);
   if (--ctx.budget.commands === 0) script.truncated = true;
+
+  // What the script file held before this command ran; its own output redirections come after.
+  const scriptFile = scriptRunBy(command, head);
+  const written = scriptFile === undefined ? undefined : ctx.files.content.get(fileKey(scriptFile));
+  if (scriptFile !== undefined) {
+    const key = fileKey(scriptFile);
+    const downloader = ctx.files.downloadedBy.get(key);
+    if (downloader) command.scriptDownloadedBy = downloader;
+    command.runsFile = { path: scriptFile, direct: head?.includes("/") ?? false, written: ctx.files.written.has(key) };
+    if (written !== undefined) command.runsFile.content = written;
+  }
   recordWrittenFiles(command, ctx.files);
 
-  const scriptFile = scriptRunBy(command, head);
-  const downloader = scriptFile === undefined ? undefined : ctx.files.downloadedBy.get(fileKey(scriptFile));
-  if (downloader) command.scriptDownloadedBy = downloader;
-  const written = scriptFile === undefined ? undefined : ctx.files.content.get(fileKey(scriptFile));
   if (isShell(command.name)) {
     const shell = shellInvocation(command.args);
     const body = shell.payload ?? (shell.readsStdin ? stdin : written);
     if (body !== undefined) include(script, scanScript(body, nested(ctx, shell.positional)));
-  } else if (written !== undefined && interpreterInvocation(command.name, []) === undefined) {
+  } else if (written !== undefined && !isInterpreter(command.name) && shebangLanguage(written) === undefined) {
     include(script, scanScript(written, nested(ctx, [scriptFile ?? "", ...(head?.includes("/") ? args : args.slice(1))])));
   } else if (command.name === "eval") {
     include(script, scanScript(command.args.join(" "), nested(ctx)));

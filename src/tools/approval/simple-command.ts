@@ -34,10 +34,23 @@ export interface SimpleCommand {
   substituted: SimpleCommand[];
   /** The downloader that wrote the script file this command runs (`curl -o x.sh …; sh x.sh`). */
   scriptDownloadedBy?: SimpleCommand;
+  /** The script file this command runs, when it runs one (`sh x.sh`, `source x`, `./x.sh`, `python x.py`). */
+  runsFile?: ScriptFile;
   /** Name of the shell function whose body holds this command. */
   inFunction?: string;
   /** True when the pipeline runs in the background (`&`). */
   background: boolean;
+}
+
+export interface ScriptFile {
+  /** The path as resolved from the command text. */
+  path: string;
+  /** True when the file itself is the program (`./x.sh`, `/tmp/run`), not an argument of a shell or interpreter. */
+  direct: boolean;
+  /** True when an earlier command of the same command text wrote the file (`cp a x.sh; sh x.sh`). */
+  written: boolean;
+  /** The file's content when that write was statically known (then the scanner also scanned it). */
+  content?: string;
 }
 
 /** Earlier members of the command's pipeline; their output reaches its stdin. */
@@ -55,14 +68,23 @@ export interface Script {
   truncated: boolean;
 }
 
+/** What a rule may know beyond the command text; built by `detectDangerousCommand` from its options. */
+export interface RuleContext {
+  /** True when the command runs inside the OS sandbox (writes confined to workspace and temp, credentials unreadable). */
+  readonly sandboxed: boolean;
+  /** True when the agent wrote the file at `path` (as the command spells it) earlier in this session. */
+  writtenInSession(path: string): boolean;
+}
+
 /**
  * One detection rule. `matches` is pure and must not throw; it sees one command at a time,
- * plus the whole script for rules that look across commands (a fork bomb's function body).
+ * plus the whole script for rules that look across commands (a fork bomb's function body, a
+ * credential read in one command and sent in another), and the rule context.
  */
 export interface CommandRule {
   /** Stable snake_case key; "allow for session" and `command_allowlist` remember it. */
   readonly key: string;
   /** Short human description shown in the approval request ("recursive delete"). */
   readonly description: string;
-  matches(command: SimpleCommand, script: Script): boolean;
+  matches(command: SimpleCommand, script: Script, context: RuleContext): boolean;
 }

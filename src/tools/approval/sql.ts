@@ -25,6 +25,12 @@ const CLIENTS: Record<string, ClientSpec> = {
   sqlite: { args: { longValue: ["cmd", "separator", "newline", "nullvalue"] }, sqlOptions: ["cmd"], operandsAreSql: true },
   duckdb: { args: { shortValue: "cs", longValue: ["cmd"] }, sqlOptions: ["c", "s", "cmd"], operandsAreSql: true },
   "clickhouse-client": { args: { shortValue: "qhud", longValue: ["query", "host", "user", "database", "password"] }, sqlOptions: ["q", "query"] },
+  mycli: { args: { shortValue: "ehPuSpD", longValue: ["execute", "host", "port", "user", "socket", "database"] }, sqlOptions: ["e", "execute"] },
+  pgcli: { args: { shortValue: "hpUdc", longValue: ["host", "port", "username", "dbname", "command"] }, sqlOptions: ["c", "command"] },
+  usql: { args: { shortValue: "cfo", longValue: ["command", "file", "out"] }, sqlOptions: ["c", "command"] },
+  sqlcmd: { args: { shortValue: "QqSUPd" }, sqlOptions: ["Q", "q"] },
+  cqlsh: { args: { shortValue: "euk", longValue: ["execute", "username", "keyspace"] }, sqlOptions: ["e", "execute"] },
+  snowsql: { args: { shortValue: "qacudsw", longValue: ["query", "accountname", "config", "username", "dbname", "schemaname", "warehouse"] }, sqlOptions: ["q", "query"] },
 };
 
 /** SQL texts the command sends to a database; empty for anything that is not a database client. */
@@ -42,7 +48,7 @@ export function sqlTexts(command: SimpleCommand): string[] {
 
 export type SqlFinding = "drop" | "truncate" | "delete_all";
 
-/** Destructive statements in `sql`: DROP TABLE/DATABASE/SCHEMA, TRUNCATE, DELETE FROM without WHERE. */
+/** Destructive statements in `sql`: DROP TABLE/DATABASE/SCHEMA/KEYSPACE/OWNED, ALTER TABLE … DROP COLUMN, TRUNCATE, DELETE FROM without WHERE. */
 export function sqlFindings(sql: string): Set<SqlFinding> {
   const findings = new Set<SqlFinding>();
   const cleaned = sql
@@ -52,7 +58,8 @@ export function sqlFindings(sql: string): Set<SqlFinding> {
     .replace(/"(?:[^"]|"")*"/g, '""');
   for (const raw of cleaned.split(";")) {
     const statement = raw.trim().replace(/^(?:begin|start\s+transaction)\b\s*/i, "");
-    if (/^drop\s+(?:temporary\s+)?(?:table|database|schema)\b/i.test(statement)) findings.add("drop");
+    if (/^drop\s+(?:temporary\s+)?(?:table|database|schema|keyspace|owned)\b/i.test(statement)) findings.add("drop");
+    if (/^alter\s+table\s+(?:if\s+exists\s+)?\S+\s+drop\s+(?:column\s+)?(?!constraint\b|index\b|primary\b|foreign\b|default\b|not\b|partition\b|key\b)\S/i.test(statement)) findings.add("drop");
     if (/^truncate\b/i.test(statement)) findings.add("truncate");
     if (/^delete\s+(?:from\s+)?\S/i.test(statement) && !/\bwhere\b/i.test(statement)) findings.add("delete_all");
   }

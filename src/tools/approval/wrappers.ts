@@ -1,8 +1,10 @@
 /**
  * Commands that run another command given in their arguments (`sudo`, `env`, `nohup`,
- * `timeout`, `nice`, `xargs`, …). Peeling them puts the real command in command position, so
- * rules match `sudo rm -rf x` as `rm`. Wrappers that take a command *string* (`su -c`,
- * `flock -c`, `watch`) peel to `sh -c <string>`, which the scanner then parses as a script.
+ * `timeout`, `nice`, `xargs`, …), and package runners that run a tool (`npx cdk`, `pnpm dlx`,
+ * `uv run`, `poetry run`, `bundle exec`). Peeling them puts the real command in command
+ * position, so rules match `sudo rm -rf x` as `rm` and `npx cdk destroy` as `cdk`. Wrappers
+ * that take a command *string* (`su -c`, `flock -c`, `watch`, `npx -c`) peel to
+ * `sh -c <string>`, which the scanner then parses as a script.
  */
 import { commandName, optionValues, parseArgs, splitFields, type ArgSpec, type ParsedArgs } from "./argv.js";
 
@@ -27,6 +29,29 @@ const sudoArgs = posix({
 });
 const envArgs = posix({ shortValue: "uCS", longValue: ["unset", "chdir", "split-string", "block-signal", "default-signal", "ignore-signal"] });
 const suArgs = parseArgs;
+
+const npxArgs = posix({ shortValue: "pc", longValue: ["package", "call", "node-options", "registry", "cache", "userconfig", "workspace", "prefix"] });
+
+/** `npx [opts] tool args`, `npx -c 'cmd'`: the tool's argv, or `sh -c` for a command string. */
+function npxPeel(args: readonly string[]): string[] | undefined {
+  const parsed = npxArgs(args);
+  const call = optionValues(parsed, "c", "call")[0];
+  if (call !== undefined) return ["sh", "-c", call];
+  return parsed.operands.length === 0 ? undefined : parsed.operands;
+}
+
+/** Runners that run a tool only after a subcommand (`pnpm dlx x`, `uv run x`, `bundle exec x`), with the options that take values. */
+function subcommandRunner(subs: readonly string[], spec: Omit<ArgSpec, "stopAtOperand"> = {}): Peel {
+  return (args) => {
+    if (args[0] === undefined || !subs.includes(args[0])) return undefined;
+    const operands = posix(spec)(args.slice(1)).operands;
+    return operands.length === 0 ? undefined : operands;
+  };
+}
+
+const UV_RUN_VALUES: readonly string[] = ["with", "with-requirements", "with-editable", "python", "project", "directory", "env-file", "extra", "group", "package", "index", "index-url", "from", "script"];
+
+const uvRun = subcommandRunner(["run"], { shortValue: "p", longValue: UV_RUN_VALUES });
 
 const PEELERS: Record<string, Peel> = {
   sudo: (args) => {
@@ -89,6 +114,26 @@ const PEELERS: Record<string, Peel> = {
     const parsed = posix({ shortValue: "bcDEeFIiJLlmOopQRSWw" })(args);
     return parsed.operands.length < 2 ? undefined : ["sh", "-c", parsed.operands.slice(1).join(" ")];
   },
+  npx: npxPeel,
+  pnpx: npxPeel,
+  bunx: (args) => {
+    const operands = posix({ longValue: ["package"] })(args).operands;
+    return operands.length === 0 ? undefined : operands;
+  },
+  npm: (args) => (args[0] === "exec" || args[0] === "x" ? npxPeel(args.slice(1)) : undefined),
+  pnpm: subcommandRunner(["dlx", "exec"], { longValue: ["package", "filter", "dir"] }),
+  yarn: subcommandRunner(["dlx", "exec"], { shortValue: "p", longValue: ["package"] }),
+  uvx: (args) => {
+    const operands = posix({ shortValue: "p", longValue: UV_RUN_VALUES })(args).operands;
+    return operands.length === 0 ? undefined : operands;
+  },
+  uv: (args, stdin) => uvRun(args[0] === "tool" ? args.slice(1) : args, stdin),
+  poetry: subcommandRunner(["run"]),
+  pipenv: subcommandRunner(["run"]),
+  pdm: subcommandRunner(["run"]),
+  hatch: subcommandRunner(["run"]),
+  pipx: subcommandRunner(["run"], { longValue: ["spec", "python", "pip-args"] }),
+  bundle: subcommandRunner(["exec"]),
   busybox: (args) => (args.length === 0 ? undefined : [...args]),
   toybox: (args) => (args.length === 0 ? undefined : [...args]),
   chroot: (args) => posix({ longValue: ["userspec", "groups"] })(args).operands.slice(1),

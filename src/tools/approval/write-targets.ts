@@ -67,3 +67,21 @@ export function writeTargets(command: SimpleCommand): string[] {
   }
   return targets;
 }
+
+/**
+ * The files `cp`/`mv`/`install`/`ln`/`rsync`/`scp` create, as paths: the destination, or
+ * `DIR/<source name>` for each source when the destination is a directory (`-t DIR`, several
+ * sources, or a destination spelled as one: `.`, `..`, a trailing `/`).
+ */
+export function copiedFiles(command: SimpleCommand): string[] {
+  const copySpec = Object.hasOwn(COPY_SPECS, command.name) ? COPY_SPECS[command.name] : undefined;
+  if (!copySpec) return [];
+  const parsed = parseArgs(command.args, copySpec);
+  const targetDir = optionValues(parsed, "t", "target-directory")[0];
+  const sources = targetDir === undefined ? parsed.operands.slice(0, -1) : parsed.operands;
+  const dest = targetDir ?? parsed.operands[parsed.operands.length - 1];
+  if (dest === undefined || sources.length === 0) return [];
+  const isDir = targetDir !== undefined || sources.length > 1 || /(?:^|\/)\.{1,2}$|\/$/.test(dest);
+  if (!isDir) return [dest];
+  return sources.map((source) => `${dest.replace(/\/+$/, "")}/${source.replace(/\/+$/, "").split("/").pop() ?? ""}`);
+}

@@ -1,4 +1,4 @@
-import { bwrapArgs, hiddenStubs } from "./sandbox/bwrap.js";
+import { bwrapArgs, hiddenFileStub } from "./sandbox/bwrap.js";
 import { sandboxAvailability, type SandboxAvailability } from "./sandbox/availability.js";
 import { planSandbox, type SandboxPlan } from "./sandbox/policy.js";
 import { seatbeltArgs } from "./sandbox/seatbelt.js";
@@ -67,5 +67,5 @@ export async function confine(ctx: ToolContext, options: { escalated?: boolean; 
 
 function wrapIn(available: Exclude<SandboxAvailability, { kind: "none" }>, plan: SandboxPlan, spec: ExecSpec): ExecSpec {
   if (available.kind === "seatbelt") return { file: available.path, args: seatbeltArgs(plan, spec), cwd: spec.cwd };
-  return { file: available.path, args: bwrapArgs(plan, spec, hiddenStubs()), cwd: spec.cwd };
+  return { file: available.path, args: bwrapArgs(plan, spec, hiddenFileStub()), cwd: spec.cwd };
 }

@@ -52,6 +52,7 @@ export function sameStamp(a: FileStamp, b: FileStamp): boolean | undefined {
  */
 export class FileTracker {
   private readonly files = new Map<string, TrackedFile>();
+  private readonly writes = new Set<string>();
 
   /** Records a successful read of lines `offset … offset + limit - 1` of `path`. */
   recordRead(path: string, offset: number, limit: number, stamp: FileStamp): void {
@@ -71,9 +72,15 @@ export class FileTracker {
 
   /** Records that the agent wrote `path`: its stamp becomes the known one and earlier reads stop deduplicating. */
   recordWrite(path: string, stamp: FileStamp): void {
+    this.writes.add(path);
     const file = this.entry(path, stamp);
     file.stamp = stamp;
     file.reads.clear();
+  }
+
+  /** Every path the agent wrote in this session, moved or deleted ones included. */
+  written(): ReadonlySet<string> {
+    return this.writes;
   }
 
   /** Forgets a file the agent deleted or moved away. */

@@ -1,8 +1,12 @@
+import { mkdtempSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { toolContext } from "../../../test/support/tool-context.js";
 import { defaultConfig } from "../../config/schema.js";
 import type { CommandApprovalRequest } from "../ports.js";
 import { guardCommand, type DangerDetector } from "./guard.js";
+import { terminalTool } from "./terminal.js";
 
 const detect: DangerDetector = (command) => {
   if (command.includes("mkfs")) return { kind: "hardline", patternKey: "mkfs", description: "format a filesystem" };
@@ -96,5 +100,18 @@ describe("guardCommand", () => {
     await askedPromise;
     controller.abort();
     expect(await pending).toMatchObject({ action: "refuse", reason: "cancelled" });
+  });
+});
+
+describe("a script written in an earlier call", () => {
+  it("asks before a shell runs it when there is no sandbox", async () => {
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), "guard-written-")));
+    const asked: string[] = [];
+    const base = toolContext({ cwd, ports: { approveCommand: async (request) => (asked.push(request.patternKey), false) } });
+    const context = { ...base, sandbox: { ...base.sandbox, mode: "off" as const } };
+    await terminalTool.execute(terminalTool.params.parse({ command: "echo 'echo hi' > c.sh" }), context);
+    const result = await terminalTool.execute(terminalTool.params.parse({ command: "bash c.sh" }), context);
+    expect(asked).toContain("run_written_script");
+    expect(result.isError).toBe(true);
   });
 });

@@ -1,7 +1,9 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import { classifyWriteTarget } from "../approval/paths.js";
 import type { HermesConfig } from "../../config/schema.js";
-import { detectDangerousCommand } from "../approval/dangerous-commands.js";
+import { detectDangerousCommand, type DetectOptions } from "../approval/dangerous-commands.js";
+import { filesWrittenBy } from "../approval/session-writes.js";
+import { fileTracker } from "../file-tracker/file-tracker.js";
 import { askPort } from "../ports.js";
 import { normalizeCommand } from "../approval/normalize.js";
 import type { ToolContext } from "../types.js";
@@ -11,7 +13,19 @@ import type { ToolContext } from "../types.js";
  * `sandboxed` says the command runs inside the OS sandbox, so the detector may leave to it what
  * the sandbox confines.
  */
-export type DangerDetector = (command: string, options?: { sandboxed?: boolean }) => ReturnType<typeof detectDangerousCommand>;
+export type DangerDetector = (command: string, options?: DetectOptions) => ReturnType<typeof detectDangerousCommand>;
+
+const SESSION_WRITES_KEY = Symbol("hermes.terminal.session-writes");
+
+/**
+ * The files this session wrote, absolute: through the file tools, and the write targets of every
+ * command checked so far. Live: commands add to it.
+ */
+function sessionWrites(ctx: ToolContext): Set<string> {
+  const written = ctx.state.get(SESSION_WRITES_KEY, () => new Set<string>());
+  for (const path of fileTracker(ctx.state).written()) written.add(path);
+  return written;
+}
 
 /**
  * What the guard decided. `run` carries the approval note when the user allowed a dangerous
@@ -36,7 +50,10 @@ export async function guardCommand(
 ): Promise<GuardVerdict> {
   let match: ReturnType<DangerDetector>;
   try {
-    match = detect(command, { sandboxed: options.sandboxed }) ?? (cwd ? protectedCwdVerdict(cwd, ctx.hermesHome) : undefined);
+    const written = sessionWrites(ctx);
+    match = detect(command, { sandboxed: options.sandboxed, writtenFiles: written, ...(cwd ? { cwd } : {}) }) ?? (cwd ? protectedCwdVerdict(cwd, ctx.hermesHome) : undefined);
+    // Recorded whatever the verdict: a later `bash c.sh` of what this command writes is known.
+    for (const target of filesWrittenBy(command)) written.add(resolve(cwd ?? ctx.cwd, target));
   } catch {
     // A detector failure must not let a command through unchecked.
     return {
@@ -75,8 +92,8 @@ export async function guardCommand(
 export interface GuardOptions {
   /** The command runs inside the OS sandbox (the detector can then leave what it confines to it). */
   sandboxed: boolean;
-  /** The model asked to run this command outside the sandbox, for this reason. */
-  escalation?: { reason: string };
+  /** The model asked to run this command outside the sandbox, for this reason, in this folder. */
+  escalation?: { reason: string; cwd: string };
 }
 
 /** The rule key of an escalation that matched no dangerous rule. */
@@ -90,7 +107,7 @@ async function askEscalation(
   command: string,
   ctx: ToolContext,
   match: ReturnType<DangerDetector>,
-  escalation: { reason: string },
+  escalation: { reason: string; cwd: string },
 ): Promise<GuardVerdict> {
   const patternKey = match?.patternKey ?? ESCALATION_KEY;
   const description = `run outside the sandbox${match ? ` (${match.description})` : ""}`;

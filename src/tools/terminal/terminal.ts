@@ -13,6 +13,7 @@ import { shellState, wrapperArgs } from "./shell-state.js";
 import { childEnv } from "./child-env.js";
 import { confine, type ExecSpec } from "../exec/confine.js";
 import { sandboxDenialHint } from "../exec/sandbox/denials.js";
+import { repairGit, snapshotGit } from "../exec/sandbox/git-tripwire.js";
 
 /** Longest command accepted (it travels as one argv string, which Linux caps at 128 KiB). */
 export const MAX_COMMAND_CHARS = 100_000;
@@ -125,8 +126,11 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
   if (args.sandbox === "off" && !args.reason?.trim()) {
     return failure(base, 'sandbox "off" needs a reason: say why the command cannot run in the sandbox; the user will see it.');
   }
-  const effectiveCwd = args.workdir !== undefined ? resolveWorkdir(args.workdir, start.cwd) : start.cwd;
   const escalation = args.sandbox === "off" && ctx.sandbox.mode !== "off" ? { reason: args.reason?.trim() ?? "" } : undefined;
+  // Outside the sandbox a command starts from the session's folder, never from one a sandboxed
+  // command may have chosen (or filled with a planted Makefile); `workdir` is resolved from there.
+  const startCwd = escalation ? ctx.cwd : start.cwd;
+  const effectiveCwd = args.workdir !== undefined ? resolveWorkdir(args.workdir, startCwd) : startCwd;
   if (escalation && ctx.sandbox.mode === "read-only") {
     return failure(base, "Commands cannot leave the sandbox in this mode (read-only: plan mode). Present the plan instead.", { status: "refused" });
   }
@@ -141,7 +145,7 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
     return failure(base, confinement.message, { status: "refused" }, { sandbox: "unavailable" });
   }
   const sandboxed = confinement.kind === "sandboxed";
-  const verdict = await guardCommand(command, ctx, detect, effectiveCwd, { sandboxed, ...(escalation ? { escalation } : {}) });
+  const verdict = await guardCommand(command, ctx, detect, effectiveCwd, { sandboxed, ...(escalation ? { escalation: { ...escalation, cwd: effectiveCwd } } : {}) });
   if (verdict.action === "refuse") {
     settle();
     const status = verdict.reason === "hardline" ? "blocked" : verdict.reason;
@@ -154,9 +158,9 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
     return { content: JSON.stringify(body), details: { ...base, exitCode: 130, output: "", interrupted: true }, isError: true };
   }
 
-  let cwd = start.cwd;
+  let cwd = startCwd;
   if (args.workdir !== undefined) {
-    const resolved = resolveWorkdir(args.workdir, start.cwd);
+    const resolved = effectiveCwd;
     if (!isDirectory(resolved)) {
       settle();
       return failure({ command, cwd: resolved }, `workdir does not exist or is not a directory: ${resolved}`);
@@ -176,15 +180,17 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
 
   const requested = args.timeout ?? ctx.config.terminal.timeout;
   const timeoutSeconds = Math.min(requested, ctx.config.terminal.max_timeout);
+  const gitBefore = sandboxed && confinement.plan.mode === "workspace-write" ? snapshotGit(ctx.cwd) : undefined;
   const outcome = await runCommand(launch(), { command, env, timeoutMs: timeoutSeconds * 1000 }, ctx);
+  const gitNotes = gitBefore ? repairGit(ctx.cwd, gitBefore) : [];
   if (!outcome.timedOut && !outcome.interrupted && !outcome.spawnError) {
-    shell.adopt(files, { keepCwd: args.workdir !== undefined });
+    shell.adopt(files, { keepCwd: args.workdir !== undefined || escalation !== undefined });
   } else {
     settle();
   }
 
   const hint = sandboxed ? sandboxDenialHint(outcome.output, confinement.plan, outcome.exitCode) : undefined;
-  const notes = [start.note, outcome.strayProcessesStopped ? STRAY_NOTE : undefined, escalation ? ESCALATED_NOTE : undefined, hint].filter(Boolean);
+  const notes = [start.note, outcome.strayProcessesStopped ? STRAY_NOTE : undefined, escalation ? ESCALATED_NOTE : undefined, hint, ...gitNotes].filter(Boolean);
   const output = [tidy(outcome.output), ...notes].filter(Boolean).join("\n");
   const details: TerminalDetails = {
     command,

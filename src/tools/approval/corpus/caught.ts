@@ -1,15 +1,11 @@
 /**
- * Test corpus: command spellings that must be caught, with the verdict they must get.
- * `key` is the exact pattern key; combined verdicts join keys with `+` in rule-table order.
+ * Test corpus: command spellings that must be caught, with the verdict they must get (see
+ * `case.ts`). Topic corpora: `caught-git.ts`, `caught-infra.ts`, `caught-exfiltration.ts`,
+ * `caught-unsandboxed.ts`.
  */
-export interface CaughtCase {
-  command: string;
-  kind: "hardline" | "dangerous";
-  key: string;
-}
+import { d, h, type CaughtCase } from "./case.js";
 
-const h = (command: string, key: string): CaughtCase => ({ command, kind: "hardline", key });
-const d = (command: string, key: string): CaughtCase => ({ command, kind: "dangerous", key });
+export type { CaughtCase } from "./case.js";
 
 export const HARDLINE_CASES: readonly CaughtCase[] = [
   // recursive delete of the root filesystem, and spellings of it
@@ -110,7 +106,7 @@ export const DANGEROUS_CASES: readonly CaughtCase[] = [
   d("ls | xargs -I{} sh -c 'rm -rf {}'", "rm_recursive"),
   d("watch -n 5 rm -rf build/tmp", "rm_recursive"),
   d("ssh prod 'rm -rf /var/www/releases'", "rm_recursive"),
-  d("node -e \"require('child_process').execSync('rm -rf build')\"", "rm_recursive"),
+  d("node -e \"require('child_process').execSync('rm -rf build')\"", "rm_recursive+interpreter_runs_commands"),
   d("find . -name '*.pyc' -delete", "find_delete"),
   d("find . -name node_modules -exec rm -rf {} +", "rm_recursive+find_delete"),
   // permissions

@@ -1,55 +1,55 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { SandboxPlan } from "./policy.js";
 
-/** Empty, unreadable stand-ins bound over hidden paths. */
-export interface HiddenStubs {
-  dir: string;
-  file: string;
-}
-
-let stubs: HiddenStubs | undefined;
+let stubFile: string | undefined;
 
 /**
- * Creates (once per process) an empty folder and an empty file with mode 000. Bound read-only over
- * a hidden path they make it unreadable: commands run with no capabilities, so even root is held
- * to the mode bits, and read-only means the stub cannot be changed from inside.
+ * An empty file with mode 000 (created once per process in temp), bound read-only over hidden
+ * files. Commands run with no capabilities, so even root is held to the mode bits; its folder is
+ * mounted read-only in every sandbox (and `hermes-sandbox-*` folders are read-only in all of
+ * them), so no command can change what later commands see there.
  */
-export function hiddenStubs(): HiddenStubs {
-  if (stubs) return stubs;
+export function hiddenFileStub(): string {
+  if (stubFile) return stubFile;
   const root = mkdtempSync(join(tmpdir(), "hermes-sandbox-"));
-  const dir = join(root, "hidden-dir");
   const file = join(root, "hidden-file");
-  mkdirSync(dir);
   writeFileSync(file, "");
-  chmodSync(dir, 0o000);
   chmodSync(file, 0o000);
-  stubs = { dir, file };
   process.once("exit", () => rmSync(root, { recursive: true, force: true }));
-  return stubs;
+  stubFile = file;
+  return file;
 }
+
+/** Kernel interfaces in a fresh /proc that root could write to reach the host (core_pattern, sysrq). */
+const PROC_READ_ONLY = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"];
 
 /**
  * The bwrap argv (without the program) that runs `file args` confined by `plan`:
  * - the whole file system read-only, then each mount of the plan in order (writable binds,
- *   read-only binds, hidden paths covered by an unreadable stub);
- * - a fresh `/dev` and, in a new PID namespace, a fresh `/proc` (the agent, its environment and
- *   its other children are invisible);
+ *   read-only binds; a hidden folder becomes an empty read-only tmpfs with mode 000, a hidden
+ *   file the unreadable stub);
+ * - a fresh `/dev` and, in a new PID namespace, a fresh `/proc` whose kernel interfaces are
+ *   read-only (the agent, its environment and its other children are invisible);
  * - `--unshare-net` when the network is cut (only an unconnected loopback is left);
  * - `--die-with-parent` (the command dies with the agent, even a SIGKILLed one), `--new-session`
  *   (no terminal injection), every capability dropped.
- * Pure but for `stubs`, which the caller passes (see `hiddenStubs`).
+ * Pure but for the stub file it names.
  */
-export function bwrapArgs(plan: SandboxPlan, command: { file: string; args: readonly string[]; cwd: string }, hidden: HiddenStubs): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc", "--unshare-uts"];
+export function bwrapArgs(plan: SandboxPlan, command: { file: string; args: readonly string[]; cwd: string }, stub: string): string[] {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  for (const path of PROC_READ_ONLY) args.push("--ro-bind-try", path, path);
+  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts");
   if (!plan.network) args.push("--unshare-net");
   args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL");
   for (const mount of plan.mounts) {
     if (mount.access === "writable") args.push("--bind", mount.path, mount.path);
     else if (mount.access === "read-only") args.push("--ro-bind", mount.path, mount.path);
-    else args.push("--ro-bind", isDirectory(mount.path) ? hidden.dir : hidden.file, mount.path);
+    else if (isDirectory(mount.path)) args.push("--perms", "0000", "--tmpfs", mount.path, "--remount-ro", mount.path);
+    else args.push("--ro-bind", stub, mount.path);
   }
+  args.push("--ro-bind", dirname(stub), dirname(stub));
   args.push("--chdir", command.cwd, "--", command.file, ...command.args);
   return args;
 }

@@ -12,7 +12,10 @@ const NETWORK_CUT =
  * nothing points at the sandbox. Pure.
  */
 export function sandboxDenialHint(output: string, plan: SandboxPlan, exitCode: number): string | undefined {
-  if (exitCode === 0 && !WRITE_REFUSED.test(output)) return undefined;
+  if (exitCode === 0) return undefined;
+  if (/^bwrap: /m.test(output)) {
+    return "[sandbox] The sandbox could not start this command (the bwrap message above says why); nothing of the command ran.";
+  }
   const causes: string[] = [];
   if (WRITE_REFUSED.test(output)) {
     const where = plan.mode === "read-only" ? "only temp folders are writable in this mode" : `writable: ${plan.writable.join(", ")}`;

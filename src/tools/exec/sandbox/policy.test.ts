@@ -79,16 +79,18 @@ describe("sandbox plan", () => {
 describe("bwrap invocation", () => {
   it("starts read-only with fresh /dev and /proc, a PID namespace, no capabilities, and dies with the agent", () => {
     const plan = planSandbox({ settings: settings(), cwd, hermesHome, home, tmp: root })!;
-    const args = bwrapArgs(plan, { file: "bash", args: ["-c", "true"], cwd }, { dir: "/stub-dir", file: "/stub-file" });
+    const args = bwrapArgs(plan, { file: "bash", args: ["-c", "true"], cwd }, "/stubs/stub-file");
     expect(args.slice(0, 3)).toEqual(["--ro-bind", "/", "/"]);
     for (const flag of ["--unshare-pid", "--die-with-parent", "--new-session"]) expect(args).toContain(flag);
     expect(args).not.toContain("--unshare-net");
     expect(args.join(" ")).toContain("--cap-drop ALL");
-    expect(args.join(" ")).toContain(`--ro-bind /stub-file ${join(hermesHome, ".env")}`);
-    expect(args.join(" ")).toContain(`--ro-bind /stub-dir ${join(home, ".ssh")}`);
+    expect(args.join(" ")).toContain(`--ro-bind /stubs/stub-file ${join(hermesHome, ".env")}`);
+    expect(args.join(" ")).toContain(`--perms 0000 --tmpfs ${join(home, ".ssh")} --remount-ro ${join(home, ".ssh")}`);
+    expect(args.join(" ")).toContain("--ro-bind /stubs /stubs");
+    expect(args.join(" ")).toContain("--ro-bind-try /proc/sys /proc/sys");
     expect(args.join(" ")).toContain(`--bind ${cwd} ${cwd}`);
     expect(args.slice(-6)).toEqual(["--chdir", cwd, "--", "bash", "-c", "true"]);
-    const cut = bwrapArgs({ ...plan, network: false }, { file: "true", args: [], cwd }, { dir: "/d", file: "/f" });
+    const cut = bwrapArgs({ ...plan, network: false }, { file: "true", args: [], cwd }, "/s/f");
     expect(cut).toContain("--unshare-net");
   });
 });

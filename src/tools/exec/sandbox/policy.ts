@@ -1,7 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { HERMES_CREDENTIAL_FILES } from "../../../config/secret-files.js";
+import { agentStateDirs, escapeSockets, gitProtectedMounts } from "./hazards.js";
+import type { SandboxMount } from "./mounts.js";
 
 /**
  * What a session asks of the sandbox: fixed when the session starts (config.yaml `sandbox:`)
@@ -67,31 +69,33 @@ export const CREDENTIAL_PATHS: readonly string[] = [
   "~/.azure",
   "~/.npmrc",
   "~/.pypirc",
+  "~/.pgpass",
+  "~/.vault-token",
+  "~/.config/gh",
+  "~/.config/hub",
+  "~/.cargo/credentials",
+  "~/.cargo/credentials.toml",
+  "~/.gem/credentials",
+  "~/.terraform.d/credentials.tfrc.json",
+  "~/.password-store",
+  "~/.local/share/keyrings",
+  "~/.mozilla",
+  "~/.config/google-chrome",
+  "~/.config/chromium",
+  "~/.claude",
+  "~/.codex",
+  "/etc/shadow",
+  "/etc/gshadow",
 ];
 
 /**
- * Sockets of services that run what they are asked to outside any sandbox (the container
- * engines, systemd over D-Bus): hidden, since connecting to one would be a way out.
+ * Parts of the writable caches that hold programs the user runs later outside the sandbox
+ * (pre-commit's hook environments, corepack's package managers, npx's packages, poetry's
+ * virtualenvs): read-only, so a command cannot plant code there.
  */
-export const ESCAPE_SOCKETS: readonly string[] = [
-  "/var/run/docker.sock",
-  "/run/docker.sock",
-  "/run/containerd/containerd.sock",
-  "/run/podman/podman.sock",
-  "/run/dbus/system_bus_socket",
-  "/var/run/dbus/system_bus_socket",
-  "/run/systemd/private",
-];
+export const EXECUTABLE_CACHES: readonly string[] = ["~/.cache/pre-commit", "~/.cache/node/corepack", "~/.npm/_npx", "~/.cache/pypoetry/virtualenvs"];
 
-/** The same services' per-user sockets, under `$XDG_RUNTIME_DIR`. */
-const USER_ESCAPE_SOCKETS: readonly string[] = ["bus", "docker.sock", "podman/podman.sock", "systemd/private"];
-
-
-/** One mount of the plan: later entries override earlier ones on the same or a deeper path. */
-export interface SandboxMount {
-  path: string;
-  access: "read-only" | "writable" | "hidden";
-}
+export type { SandboxMount } from "./mounts.js";
 
 /** The concrete confinement of one command: a list of real, existing paths, shallowest first. */
 export interface SandboxPlan {
@@ -136,16 +140,21 @@ export function planSandbox(input: PlanInput): SandboxPlan | undefined {
   };
   for (const dir of tmp) add(dir, "writable");
   const writable = [...tmp];
+  // Other agents' and sessions' shell state and sandbox stubs in temp: nobody's command may change them.
+  for (const dir of agentStateDirs(tmp)) add(dir, "read-only");
   // The home is read-only even where it lies inside temp or a writable root (as in tests).
   if (home !== cwd) add(home, "read-only");
   if (settings.mode === "workspace-write") {
+    add(cwd, "writable");
+    writable.push(cwd);
+    // A workspace that is the home itself keeps its dotfiles (start-up files, ~/.config, ~/.local/bin) read-only.
+    if (cwd === home) for (const dotfile of homeDotfiles(home)) add(dotfile, "read-only");
     for (const cache of CREATED_CACHES.filter((path) => settings.toolCaches.includes(path))) ensureDir(expand(cache));
     for (const root of [...settings.toolCaches, ...settings.writableRoots].map(expand)) {
       add(root, "writable");
       if (existsSync(root)) writable.push(root);
     }
-    add(cwd, "writable");
-    writable.push(cwd);
+    for (const cache of EXECUTABLE_CACHES.map(expand)) add(cache, "read-only");
     for (const mount of gitProtectedMounts(cwd)) add(mount.path, mount.access);
   }
   for (const path of input.callReadOnly ?? []) add(real(path), "read-only");
@@ -153,7 +162,7 @@ export function planSandbox(input: PlanInput): SandboxPlan | undefined {
   add(hermesHome, "read-only");
   for (const name of HERMES_CREDENTIAL_FILES) add(join(hermesHome, name), "hidden");
   for (const path of [...CREDENTIAL_PATHS, ...settings.denyRead].map(expand)) add(path, "hidden");
-  for (const path of escapeSockets()) add(path, "hidden");
+  for (const path of escapeSockets(tmp)) add(path, "hidden");
 
   return { mode: settings.mode, network: settings.network, mounts: orderMounts(entries), writable: uniqueExisting(writable) };
 }
@@ -177,52 +186,14 @@ function orderMounts(entries: SandboxMount[]): SandboxMount[] {
     .map(({ entry }) => entry);
 }
 
-/**
- * What protects the repository at `cwd` from a command that would plant something git runs later
- * outside the sandbox: `.git` bound onto itself (a mount point cannot be renamed or removed, so it
- * cannot be swapped for a look-alike), and its `hooks` and `config` read-only, with those of its
- * submodules (`.git/modules/…`). Creates an empty `hooks` folder where one is missing, so there is
- * something to mount. Reads a bounded part of `.git/modules` only.
- */
-function gitProtectedMounts(cwd: string): SandboxMount[] {
-  const gitDir = join(cwd, ".git");
+function homeDotfiles(home: string): string[] {
   try {
-    if (!statSync(gitDir).isDirectory()) return [];
+    return readdirSync(home)
+      .filter((name) => name.startsWith("."))
+      .map((name) => join(home, name));
   } catch {
     return [];
   }
-  const mounts: SandboxMount[] = [{ path: gitDir, access: "writable" }];
-  const protect = (dir: string, depth: number): void => {
-    const hooks = join(dir, "hooks");
-    try {
-      if (!existsSync(hooks)) mkdirSync(hooks);
-    } catch {
-      // an unwritable repository: nothing can be planted there either
-    }
-    mounts.push({ path: hooks, access: "read-only" }, { path: join(dir, "config"), access: "read-only" });
-    if (depth >= MAX_SUBMODULE_DEPTH) return;
-    for (const name of childDirs(join(dir, "modules")).slice(0, MAX_SUBMODULES)) protect(join(dir, "modules", name), depth + 1);
-  };
-  protect(gitDir, 0);
-  return mounts;
-}
-
-const MAX_SUBMODULE_DEPTH = 3;
-const MAX_SUBMODULES = 64;
-
-function childDirs(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name);
-  } catch {
-    return [];
-  }
-}
-
-function escapeSockets(): string[] {
-  const runtime = process.env.XDG_RUNTIME_DIR || (typeof process.getuid === "function" ? `/run/user/${process.getuid()}` : "");
-  return [...ESCAPE_SOCKETS, ...(runtime ? USER_ESCAPE_SOCKETS.map((name) => join(runtime, name)) : [])];
 }
 
 function ensureDir(path: string): void {

@@ -145,6 +145,30 @@ describe.runIf(usable)("sandboxed terminal (real bubblewrap)", () => {
     expect(existsSync(join(workspace, ".git", "hooks", "pre-commit"))).toBe(false);
   });
 
+  it("undoes what git would run later that did not exist when the command started", async () => {
+    const fresh = join(workspace, "fresh-repo");
+    mkdirSync(fresh, { recursive: true });
+    const plant = [
+      "cd fresh-repo && git init -q . && git config user.name x",
+      "git config core.fsmonitor 'touch /tmp/pwned-fsmonitor'",
+      "git config alias.st '!touch /tmp/pwned-alias'",
+      "printf '#!/bin/sh\\ntouch /tmp/pwned-hook\\n' > .git/hooks/pre-commit",
+      "cd .. && echo /tmp/evil-common > .git/commondir",
+    ].join(" && ");
+    const result = await run({ command: plant }, ctx());
+    expect(result.json.output).toContain("[sandbox] removed hooks the command planted");
+    expect(result.json.output).toContain("core.fsmonitor");
+    expect(existsSync(join(fresh, ".git", "hooks", "pre-commit"))).toBe(false);
+    const config = readFileSync(join(fresh, ".git", "config"), "utf8");
+    expect(config).not.toContain("fsmonitor");
+    expect(config).not.toContain("pwned-alias");
+    expect(config).toContain("name = x");
+    expect(existsSync(join(workspace, ".git", "commondir"))).toBe(false);
+    // A plain git init is left as it is.
+    const plain = await run({ command: "mkdir -p plain && cd plain && git init -q ." }, ctx());
+    expect(plain.json.output).not.toContain("[sandbox]");
+  });
+
   it("hides the sockets of services that would run commands outside the sandbox (D-Bus, container engines)", async () => {
     const runtimeDir = join(root, "run-user");
     mkdirSync(join(runtimeDir, "podman"), { recursive: true });
@@ -231,11 +255,15 @@ describe.runIf(usable)("sandboxed terminal (real bubblewrap)", () => {
     rmSync(target);
   });
 
-  it("an escalated command does not source what sandboxed commands exported", async () => {
-    const context = ctx({ ports: { approveCommand: async () => true } });
-    await run({ command: "export PATH=/tmp/planted:$PATH MARK=planted" }, context);
-    const escalated = await run({ command: 'echo "mark=$MARK"', sandbox: "off", reason: "check" }, context);
-    expect(escalated.json.output).toContain("mark=\n");
+  it("an escalated command does not source what sandboxed commands exported, nor start where they cd'd", async () => {
+    const asked: CommandApprovalRequest[] = [];
+    const context = ctx({ ports: { approveCommand: async (request) => (asked.push(request), true) } });
+    const planted = join(root, "planted-project");
+    mkdirSync(planted, { recursive: true });
+    await run({ command: `export PATH=/tmp/planted:$PATH MARK=planted; cd ${planted}` }, context);
+    const escalated = await run({ command: 'echo "mark=$MARK"; pwd', sandbox: "off", reason: "check" }, context);
+    expect(escalated.json.output).toBe(`mark=\n${workspace}\n[ran outside the sandbox with the user's permission, from a fresh environment: variables exported by earlier commands were not restored]`);
+    expect(asked[0]?.escalation?.cwd).toBe(workspace);
   });
 
   it("confines background processes and the text sent to them", async () => {
