@@ -19,6 +19,12 @@ export interface ForegroundOptions {
    * and capped like the final one; call it sparingly). Not called after the promise resolves.
    */
   onOutput?: (soFar: () => string) => void;
+  /**
+   * false when the command runs in a sandbox: what it left running dies with the sandbox's own
+   * init, which may still be leaving the group when the shell's exit is seen, so a left-over
+   * group says nothing about the command. The group is still stopped either way.
+   */
+  reportStrays?: boolean;
 }
 
 export interface ForegroundOutcome {
@@ -84,7 +90,7 @@ export function runForeground(spec: Omit<GroupSpawnSpec, "stdin">, options: Fore
     child.once("exit", (code, signal) => {
       exit = { code, signal };
       if (pgid !== undefined && !killing && isGroupAlive(pgid)) {
-        strayProcessesStopped = true;
+        strayProcessesStopped = options.reportStrays !== false;
         stop();
       }
       drainTimer = setTimeout(() => {

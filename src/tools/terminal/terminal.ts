@@ -181,7 +181,7 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
   const requested = args.timeout ?? ctx.config.terminal.timeout;
   const timeoutSeconds = Math.min(requested, ctx.config.terminal.max_timeout);
   const gitBefore = sandboxed && confinement.plan.mode === "workspace-write" ? snapshotGit(ctx.cwd) : undefined;
-  const outcome = await runCommand(launch(), { command, env, timeoutMs: timeoutSeconds * 1000 }, ctx);
+  const outcome = await runCommand(launch(), { command, env, timeoutMs: timeoutSeconds * 1000, sandboxed }, ctx);
   const gitNotes = gitBefore ? repairGit(ctx.cwd, gitBefore) : [];
   if (!outcome.timedOut && !outcome.interrupted && !outcome.spawnError) {
     shell.adopt(files, { keepCwd: args.workdir !== undefined || escalation !== undefined });
@@ -229,7 +229,7 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
  */
 async function runCommand(
   spec: ExecSpec,
-  run: { command: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+  run: { command: string; env: NodeJS.ProcessEnv; timeoutMs: number; sandboxed: boolean },
   ctx: ToolContext,
 ): Promise<ForegroundOutcome & { terminalId?: string }> {
   const base = { command: run.command, cwd: spec.cwd, running: true as const };
@@ -260,6 +260,7 @@ async function runCommand(
         timeoutMs: run.timeoutMs,
         signal: ctx.signal,
         outputCap,
+        reportStrays: !run.sandboxed,
         ...(report
           ? {
               onOutput: (latest: () => string) => {

@@ -33,8 +33,11 @@ const PROC_READ_ONLY = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/
  * - a fresh `/dev` and, in a new PID namespace, a fresh `/proc` whose kernel interfaces are
  *   read-only (the agent, its environment and its other children are invisible);
  * - `--unshare-net` when the network is cut (only an unconnected loopback is left);
- * - `--die-with-parent` (the command dies with the agent, even a SIGKILLed one), `--new-session`
- *   (no terminal injection), every capability dropped.
+ * - `--die-with-parent` (the command dies with the agent, even a SIGKILLed one), every capability
+ *   dropped. Not `--new-session`: it moves the sandbox's init out of the process group, and a
+ *   group kill in the first milliseconds (a cancel right after the start, before bwrap has armed
+ *   its parent-death signal) would then leave the command running. Commands get no terminal
+ *   (stdin is /dev/null, the group has no controlling tty), so there is nothing to inject into.
  * Pure but for the stub file it names.
  */
 export function bwrapArgs(plan: SandboxPlan, command: { file: string; args: readonly string[]; cwd: string }, stub: string): string[] {
@@ -42,7 +45,7 @@ export function bwrapArgs(plan: SandboxPlan, command: { file: string; args: read
   for (const path of PROC_READ_ONLY) args.push("--ro-bind-try", path, path);
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts");
   if (!plan.network) args.push("--unshare-net");
-  args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL");
+  args.push("--die-with-parent", "--cap-drop", "ALL");
   for (const mount of plan.mounts) {
     if (mount.access === "writable") args.push("--bind", mount.path, mount.path);
     else if (mount.access === "read-only") args.push("--ro-bind", mount.path, mount.path);

@@ -56,9 +56,14 @@ describe("sandbox plan", () => {
     expect(sandboxSettings(config, true).mode).toBe("off");
   });
 
-  it("keeps HERMES_HOME read-only even when it is the workspace, and the home writable when it is", () => {
+  it("keeps HERMES_HOME read-only even when it is the workspace, and the home's dotfiles when the home is", () => {
     expect(access(planSandbox({ settings: settings(), cwd: hermesHome, hermesHome, home, tmp: root })!.mounts, hermesHome)).toEqual(["read-only"]);
-    expect(access(planSandbox({ settings: settings(), cwd: home, hermesHome, home, tmp: root })!.mounts, home)).toEqual(["writable"]);
+    writeFileSync(join(home, ".bashrc"), "");
+    const atHome = planSandbox({ settings: settings(), cwd: home, hermesHome, home, tmp: root })!.mounts;
+    expect(access(atHome, home)).toEqual(["writable"]);
+    expect(access(atHome, join(home, ".bashrc"))).toEqual(["read-only"]);
+    expect(access(atHome, join(home, ".cargo", "registry"))).toEqual(["writable"]);
+    expect(access(atHome, join(home, ".npm"))).toEqual(["writable"]);
   });
 
   it("adds config's deny_read and writable_roots, and the call's own paths", () => {
@@ -81,7 +86,9 @@ describe("bwrap invocation", () => {
     const plan = planSandbox({ settings: settings(), cwd, hermesHome, home, tmp: root })!;
     const args = bwrapArgs(plan, { file: "bash", args: ["-c", "true"], cwd }, "/stubs/stub-file");
     expect(args.slice(0, 3)).toEqual(["--ro-bind", "/", "/"]);
-    for (const flag of ["--unshare-pid", "--die-with-parent", "--new-session"]) expect(args).toContain(flag);
+    for (const flag of ["--unshare-pid", "--die-with-parent"]) expect(args).toContain(flag);
+    // A group kill must reach the sandbox's init (see bwrapArgs).
+    expect(args).not.toContain("--new-session");
     expect(args).not.toContain("--unshare-net");
     expect(args.join(" ")).toContain("--cap-drop ALL");
     expect(args.join(" ")).toContain(`--ro-bind /stubs/stub-file ${join(hermesHome, ".env")}`);

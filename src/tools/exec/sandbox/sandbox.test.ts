@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { sleepers } from "../../../../test/support/processes.js";
 import { sandboxUsable } from "../../../../test/support/sandbox.js";
 import { toolContext } from "../../../../test/support/tool-context.js";
 import { defaultConfig } from "../../../config/schema.js";
@@ -264,6 +265,19 @@ describe.runIf(usable)("sandboxed terminal (real bubblewrap)", () => {
     const escalated = await run({ command: 'echo "mark=$MARK"; pwd', sandbox: "off", reason: "check" }, context);
     expect(escalated.json.output).toBe(`mark=\n${workspace}\n[ran outside the sandbox with the user's permission, from a fresh environment: variables exported by earlier commands were not restored]`);
     expect(asked[0]?.escalation?.cwd).toBe(workspace);
+  });
+
+  it("a cancel in the sandbox's first milliseconds still leaves nothing running", async () => {
+    for (let i = 0; i < 10; i++) {
+      const marker = `${6000 + i}.${Math.floor(Math.random() * 1e6)}`;
+      const controller = new AbortController();
+      const pending = run({ command: `sleep ${marker}` }, ctx({ signal: controller.signal }));
+      await new Promise((resolve) => setTimeout(resolve, i % 4));
+      controller.abort();
+      const result = await pending;
+      expect(result.json.exit_code).toBe(130);
+      expect(sleepers(marker)).toEqual([]);
+    }
   });
 
   it("confines background processes and the text sent to them", async () => {
