@@ -1,4 +1,5 @@
-import { bwrapArgs, hiddenFileStub } from "./sandbox/bwrap.js";
+import { agentTempRoot, hiddenFileStub } from "./agent-temp.js";
+import { bwrapArgs } from "./sandbox/bwrap.js";
 import { sandboxAvailability, type SandboxAvailability } from "./sandbox/availability.js";
 import { planSandbox, type SandboxPlan } from "./sandbox/policy.js";
 import { seatbeltArgs } from "./sandbox/seatbelt.js";
@@ -59,7 +60,7 @@ export async function confine(ctx: ToolContext, options: { escalated?: boolean; 
     cwd: ctx.cwd,
     hermesHome: ctx.hermesHome,
     ...(options.paths?.writable ? { callWritable: options.paths.writable } : {}),
-    ...(options.paths?.readOnly ? { callReadOnly: options.paths.readOnly } : {}),
+    callReadOnly: [agentTempRoot(), ...(options.paths?.readOnly ?? [])],
   });
   if (!plan) return { kind: "unconfined", reason: "off" };
   return { kind: "sandboxed", plan, wrap: (spec) => wrapIn(available, plan, spec) };

@@ -1,6 +1,6 @@
 import { constants } from "node:os";
 import { AnsiStripper, HeadTailCollector } from "../process/output.js";
-import { isGroupAlive, releaseGroup, spawnGroup, terminateGroup, type GroupSpawnSpec } from "../process/process-group.js";
+import { isGroupAlive, releaseGroup, signalGroup, spawnGroup, terminateGroup, type GroupSpawnSpec } from "../process/process-group.js";
 
 /** How long output may keep draining after the shell exited (a process outside the group may hold the pipe). */
 const DRAIN_MS = 2000;
@@ -89,8 +89,12 @@ export function runForeground(spec: Omit<GroupSpawnSpec, "stdin">, options: Fore
 
     child.once("exit", (code, signal) => {
       exit = { code, signal };
-      if (pgid !== undefined && !killing && isGroupAlive(pgid)) {
-        strayProcessesStopped = options.reportStrays !== false;
+      if (pgid !== undefined && !killing && options.reportStrays === false) {
+        // The sandbox's init takes everything in it down as it exits; a kill makes sure of it
+        // without the cost of looking the group up.
+        signalGroup(pgid, "SIGKILL");
+      } else if (pgid !== undefined && !killing && isGroupAlive(pgid)) {
+        strayProcessesStopped = true;
         stop();
       }
       drainTimer = setTimeout(() => {

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { DisposableState, ToolSessionState } from "../session-state.js";
+import { agentTempRoot } from "../exec/agent-temp.js";
 
 /**
  * How the terminal's shell state persists between calls of one session.
@@ -28,7 +28,7 @@ export class ShellState implements DisposableState {
 
   /** The session's private temp folder for snapshots, created on first use. */
   private folder(): string {
-    this.dir ??= mkdtempSync(path.join(os.tmpdir(), "hermes-shell-"));
+    this.dir ??= mkdtempSync(path.join(agentTempRoot(), "shell-"));
     return this.dir;
   }
 

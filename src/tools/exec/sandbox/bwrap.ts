@@ -1,26 +1,5 @@
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { statSync } from "node:fs";
 import type { SandboxPlan } from "./policy.js";
-
-let stubFile: string | undefined;
-
-/**
- * An empty file with mode 000 (created once per process in temp), bound read-only over hidden
- * files. Commands run with no capabilities, so even root is held to the mode bits; its folder is
- * mounted read-only in every sandbox (and `hermes-sandbox-*` folders are read-only in all of
- * them), so no command can change what later commands see there.
- */
-export function hiddenFileStub(): string {
-  if (stubFile) return stubFile;
-  const root = mkdtempSync(join(tmpdir(), "hermes-sandbox-"));
-  const file = join(root, "hidden-file");
-  writeFileSync(file, "");
-  chmodSync(file, 0o000);
-  process.once("exit", () => rmSync(root, { recursive: true, force: true }));
-  stubFile = file;
-  return file;
-}
 
 /** Kernel interfaces in a fresh /proc that root could write to reach the host (core_pattern, sysrq). */
 const PROC_READ_ONLY = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"];
@@ -38,9 +17,10 @@ const PROC_READ_ONLY = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/
  *   group kill in the first milliseconds (a cancel right after the start, before bwrap has armed
  *   its parent-death signal) would then leave the command running. Commands get no terminal
  *   (stdin is /dev/null, the group has no controlling tty), so there is nothing to inject into.
- * Pure but for the stub file it names.
+ * Pure; `stub` is an unreadable empty file (see `hiddenFileStub`).
  */
 export function bwrapArgs(plan: SandboxPlan, command: { file: string; args: readonly string[]; cwd: string }, stub: string): string[] {
+  // The stub's folder is the agent's temp folder, which the plan already mounts read-only.
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   for (const path of PROC_READ_ONLY) args.push("--ro-bind-try", path, path);
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts");
@@ -52,7 +32,6 @@ export function bwrapArgs(plan: SandboxPlan, command: { file: string; args: read
     else if (isDirectory(mount.path)) args.push("--perms", "0000", "--tmpfs", mount.path, "--remount-ro", mount.path);
     else args.push("--ro-bind", stub, mount.path);
   }
-  args.push("--ro-bind", dirname(stub), dirname(stub));
   args.push("--chdir", command.cwd, "--", command.file, ...command.args);
   return args;
 }

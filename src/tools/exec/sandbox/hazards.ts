@@ -52,16 +52,6 @@ export function escapeSockets(tempDirs: readonly string[]): string[] {
   return found;
 }
 
-/** The agents' own folders in temp (shell snapshots, sandbox stubs), of every session and process. */
-export function agentStateDirs(tempDirs: readonly string[]): string[] {
-  return tempDirs.flatMap((dir) =>
-    entries(dir)
-      .slice(0, MAX_TEMP_ENTRIES)
-      .filter((entry) => entry.isDirectory() && /^hermes-(?:shell|sandbox)-/.test(entry.name))
-      .map((entry) => join(dir, entry.name)),
-  );
-}
-
 /**
  * What protects the repositories at `cwd` (and in its direct subfolders) from a command that
  * would plant something git runs later outside the sandbox: each `.git` folder bound onto itself

@@ -93,7 +93,6 @@ describe("bwrap invocation", () => {
     expect(args.join(" ")).toContain("--cap-drop ALL");
     expect(args.join(" ")).toContain(`--ro-bind /stubs/stub-file ${join(hermesHome, ".env")}`);
     expect(args.join(" ")).toContain(`--perms 0000 --tmpfs ${join(home, ".ssh")} --remount-ro ${join(home, ".ssh")}`);
-    expect(args.join(" ")).toContain("--ro-bind /stubs /stubs");
     expect(args.join(" ")).toContain("--ro-bind-try /proc/sys /proc/sys");
     expect(args.join(" ")).toContain(`--bind ${cwd} ${cwd}`);
     expect(args.slice(-6)).toEqual(["--chdir", cwd, "--", "bash", "-c", "true"]);

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { HERMES_CREDENTIAL_FILES } from "../../../config/secret-files.js";
-import { agentStateDirs, escapeSockets, gitProtectedMounts } from "./hazards.js";
+import { escapeSockets, gitProtectedMounts } from "./hazards.js";
 import type { SandboxMount } from "./mounts.js";
 
 /**
@@ -129,8 +129,9 @@ export function planSandbox(input: PlanInput): SandboxPlan | undefined {
   const { settings } = input;
   if (settings.mode === "off") return undefined;
   const home = real(input.home ?? homedir());
-  const expand = (path: string): string => real(expandHome(path, home));
-  const tmp = uniqueExisting([input.tmp ?? tmpdir(), "/tmp", "/var/tmp", "/dev/shm"].map(real));
+  const expand = (path: string): string => realSettled(expandHome(path, home));
+  // /dev/shm is the sandbox's own (bwrap's fresh /dev); /var/tmp stays read-only unless it is TMPDIR.
+  const tmp = uniqueExisting([input.tmp ?? tmpdir(), "/tmp"].map(real));
   const cwd = real(input.cwd);
   const hermesHome = real(input.hermesHome);
 
@@ -140,8 +141,6 @@ export function planSandbox(input: PlanInput): SandboxPlan | undefined {
   };
   for (const dir of tmp) add(dir, "writable");
   const writable = [...tmp];
-  // Other agents' and sessions' shell state and sandbox stubs in temp: nobody's command may change them.
-  for (const dir of agentStateDirs(tmp)) add(dir, "read-only");
   // The home is read-only even where it lies inside temp or a writable root (as in tests).
   if (home !== cwd) add(home, "read-only");
   if (settings.mode === "workspace-write") {
@@ -169,7 +168,9 @@ export function planSandbox(input: PlanInput): SandboxPlan | undefined {
 
 /**
  * Shallowest first; on the same path the later entry wins (it is mounted last). Entries beneath
- * a hidden path are dropped: nothing inside a hidden folder is reachable.
+ * a hidden path are dropped: nothing inside a hidden folder is reachable. A read-only entry that
+ * no writable mount before it contains is dropped too: the file system starts read-only, and
+ * every mount costs the sandbox's start-up time.
  */
 function orderMounts(entries: SandboxMount[]): SandboxMount[] {
   const lastByPath = new Map<string, SandboxMount>();
@@ -179,11 +180,16 @@ function orderMounts(entries: SandboxMount[]): SandboxMount[] {
   }
   const unique = [...lastByPath.values()];
   const hidden = unique.filter((entry) => entry.access === "hidden").map((entry) => entry.path);
-  return unique
+  const ordered = unique
     .filter((entry) => !hidden.some((dir) => dir !== entry.path && isInside(entry.path, dir)))
     .map((entry, index) => ({ entry, index, depth: entry.path.split(sep).length }))
     .sort((a, b) => a.depth - b.depth || a.index - b.index)
     .map(({ entry }) => entry);
+  const writableSoFar: string[] = [];
+  return ordered.filter((entry) => {
+    if (entry.access === "writable") writableSoFar.push(entry.path);
+    return entry.access !== "read-only" || writableSoFar.some((root) => isInside(entry.path, root));
+  });
 }
 
 function homeDotfiles(home: string): string[] {
@@ -211,6 +217,24 @@ export function expandHome(path: string, home: string = homedir()): string {
 }
 
 /** The real path of `path`, or of its longest existing prefix joined with the rest. */
+/** How long a resolved settings path is trusted before it is resolved again. */
+const SETTLED_MS = 5000;
+const settled = new Map<string, { real: string; at: number }>();
+
+/**
+ * `real` for the paths the settings name (credential stores, caches, deny_read — in the home or
+ * /etc, which no sandboxed command can change), remembered for a few seconds: resolving ~40
+ * paths on every command is most of the plan's cost.
+ */
+function realSettled(path: string): string {
+  const now = Date.now();
+  const hit = settled.get(path);
+  if (hit && now - hit.at < SETTLED_MS) return hit.real;
+  const resolved = real(path);
+  settled.set(path, { real: resolved, at: now });
+  return resolved;
+}
+
 export function real(path: string): string {
   const absolute = resolve(path);
   try {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,7 @@ import type { CommandApprovalRequest } from "../../ports.js";
 import { ToolSessionState } from "../../session-state.js";
 import { createTerminalTool, type TerminalDetails } from "../../terminal/terminal.js";
 import type { ToolContext } from "../../types.js";
+import { agentTempRoot, hiddenFileStub } from "../agent-temp.js";
 import { sandboxSettings } from "./settings.js";
 
 const usable = await sandboxUsable();
@@ -131,6 +132,18 @@ describe.runIf(usable)("sandboxed terminal (real bubblewrap)", () => {
     } finally {
       delete process.env.OPENAI_API_KEY;
     }
+  });
+
+  it("cannot change the agent's own temp folder: the unreadable stand-in and the shell snapshots", async () => {
+    const context = ctx();
+    await run({ command: "export KEEP=1" }, context);
+    const root = agentTempRoot();
+    const result = await run({ command: `chmod 644 ${hiddenFileStub()}; echo planted > ${hiddenFileStub()}; for f in ${root}/shell-*/env.sh; do echo 'export PWNED=1' >> "$f"; done; rm -rf ${root}` }, context);
+    expect(result.json.output).toContain("Read-only file system");
+    expect(statSync(hiddenFileStub()).size).toBe(0);
+    const next = await run({ command: 'echo "pwned=$PWNED keep=$KEEP"; cat ~/.ssh/id_rsa 2>&1 | head -1' }, context);
+    expect(next.json.output).toContain("pwned= keep=1");
+    expect(next.json.output).toContain("Permission denied");
   });
 
   it("keeps .git/hooks and .git/config read-only inside the workspace", async () => {
