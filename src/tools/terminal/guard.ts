@@ -4,7 +4,7 @@ import type { HermesConfig } from "../../config/schema.js";
 import { detectDangerousCommand, type DetectOptions } from "../approval/dangerous-commands.js";
 import { filesWrittenBy } from "../approval/session-writes.js";
 import { fileTracker } from "../file-tracker/file-tracker.js";
-import { askPort } from "../ports.js";
+import { askPort, type CommandApprovalRequest } from "../ports.js";
 import { normalizeCommand } from "../approval/normalize.js";
 import type { ToolContext } from "../types.js";
 
@@ -74,19 +74,21 @@ export async function guardCommand(
   if (allowlist.includes(patternKey) || allowlist.includes(allowanceKey(command))) {
     return { action: "run", approval: { patternKey, description, via: "allowlist" } };
   }
-  const answer = await raceAbort(askPort(ctx.ports.approveCommand, { callId: ctx.callId, command, patternKey, description }), ctx.signal);
+  const denied =
+    `The user denied this command (${description}). It was not run. Do not retry it, and do not try to ` +
+    "achieve the same effect another way; continue without it or ask the user how to proceed.";
+  return askUser(ctx, { callId: ctx.callId, command, patternKey, description }, denied);
+}
+
+/** Asks the user through the approval port (fail closed), racing the turn's cancellation. */
+async function askUser(ctx: ToolContext, request: CommandApprovalRequest, deniedMessage: string): Promise<GuardVerdict> {
+  const { patternKey, description } = request;
+  const answer = await raceAbort(askPort(ctx.ports.approveCommand, request), ctx.signal);
   if (answer === "aborted") {
     return { action: "refuse", reason: "cancelled", patternKey, message: "The command was not run: the turn was cancelled while waiting for approval." };
   }
   if (answer) return { action: "run", approval: { patternKey, description, via: "user" } };
-  return {
-    action: "refuse",
-    reason: "denied",
-    patternKey,
-    message:
-      `The user denied this command (${description}). It was not run. Do not retry it, and do not try to ` +
-      "achieve the same effect another way; continue without it or ask the user how to proceed.",
-  };
+  return { action: "refuse", reason: "denied", patternKey, message: deniedMessage };
 }
 
 export interface GuardOptions {
@@ -111,19 +113,10 @@ async function askEscalation(
 ): Promise<GuardVerdict> {
   const patternKey = match?.patternKey ?? ESCALATION_KEY;
   const description = `run outside the sandbox${match ? ` (${match.description})` : ""}`;
-  const answer = await raceAbort(askPort(ctx.ports.approveCommand, { callId: ctx.callId, command, patternKey, description, escalation }), ctx.signal);
-  if (answer === "aborted") {
-    return { action: "refuse", reason: "cancelled", patternKey, message: "The command was not run: the turn was cancelled while waiting for approval." };
-  }
-  if (answer) return { action: "run", approval: { patternKey, description, via: "user" } };
-  return {
-    action: "refuse",
-    reason: "denied",
-    patternKey,
-    message:
-      "The user did not allow this command outside the sandbox. It was not run. Do not retry it outside the sandbox; " +
-      "continue within the sandbox or ask the user how to proceed.",
-  };
+  const denied =
+    "The user did not allow this command outside the sandbox. It was not run. Do not retry it outside the sandbox; " +
+    "continue within the sandbox or ask the user how to proceed.";
+  return askUser(ctx, { callId: ctx.callId, command, patternKey, description, escalation }, denied);
 }
 
 /**
