@@ -5,6 +5,17 @@ import { planSandbox, type SandboxPlan } from "./sandbox/policy.js";
 import { seatbeltArgs } from "./sandbox/seatbelt.js";
 import type { ToolContext } from "../types.js";
 
+/**
+ * The one place a command's confinement is chosen. Linux: bubblewrap, driven directly
+ * (`sandbox/bwrap.ts`); macOS: Seatbelt through `sandbox-exec` with a generated profile
+ * (`sandbox/seatbelt.ts`). `@anthropic-ai/sandbox-runtime` was evaluated and not used: its current
+ * releases need Node ≥ 22.12 (we run on 20); the older ones that allow Node 18 bring zod 3, a SOCKS
+ * proxy and node-forge for network filtering we do not need, and its settings cannot express what
+ * this policy must (all of HERMES_HOME read-only and credentials hidden inside writable roots,
+ * `.git` pinned, escape sockets hidden, per-call writable state folders). Driving the two tools
+ * directly is a small, fully tested argv/profile builder.
+ */
+
 /** A program to run, before or after confinement. */
 export interface ExecSpec {
   file: string;
