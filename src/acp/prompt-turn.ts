@@ -44,6 +44,7 @@ export async function runPromptTurn(live: LiveSession, hold: SessionHold, prompt
       },
     });
     if (result.title) live.updates.send({ sessionUpdate: "session_info_update", title: result.title, updatedAt: new Date().toISOString() });
+    if (result.saveError) live.updates.send({ sessionUpdate: "agent_message_chunk", messageId: newId(), content: { type: "text", text: `\n\n${saveWarning(result.saveError)}` } });
     return result;
   } finally {
     for (const callId of open) live.updates.send(abandonedToolUpdate(callId));
@@ -51,6 +52,11 @@ export async function runPromptTurn(live: LiveSession, hold: SessionHold, prompt
     const unseen = live.takeSteering();
     if (unseen) live.enqueue({ content: unseen, text: unseen, textOnly: true }, { first: true });
   }
+}
+
+/** What the user is told when the conversation could not be saved (the turn itself went on). */
+export function saveWarning(reason: string): string {
+  return `⚠ This conversation is not being saved to state.db: ${reason}. What was said here lives only in this window until saving works again.`;
 }
 
 export function toAcpUsage(usage: TokenUsage): Usage {

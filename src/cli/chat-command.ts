@@ -36,6 +36,7 @@ export async function runChatCommand(argv: string[]): Promise<number> {
     emit: (event) => printer.print(event),
   });
   printer.end();
+  if (result.saveError) process.stderr.write(`hermes: this conversation could not be saved: ${result.saveError}\n`);
   await session.dispose();
   if (result.stopReason === "cancelled") return 130;
   return 0;

@@ -2,16 +2,19 @@ import type { ToolOutcome } from "../agent/loop.js";
 import type { ChatMessage } from "../llm/types.js";
 import { errorMessage } from "../shared/errors.js";
 import { log } from "../shared/logger.js";
+import { describeSqliteFailure } from "../store/open.js";
 import type { StateStore } from "../store/state-store.js";
 import type { SessionMeta } from "../store/types.js";
 
 /**
  * Writes one session to state.db as its turn goes: each message as it lands, then title and
- * usage. A failing store never fails the turn: the error is logged (once until it recovers) and
- * the conversation goes on in memory.
+ * usage. A failing store never fails the turn: the error is logged (once until it recovers), the
+ * conversation goes on in memory, and `takeFailure` gives the user-facing reason once per run of
+ * failures, so the front end can tell the user their conversation is not being saved.
  */
 export class SessionRecorder {
   private failing = false;
+  private unreported: string | undefined;
 
   constructor(
     private readonly store: StateStore,
@@ -47,13 +50,27 @@ export class SessionRecorder {
     this.guard("end the session", () => this.store.endSession(this.meta.id, reason));
   }
 
+  /**
+   * Why writes started failing since the last call (a sentence for the user), or undefined when
+   * nothing new failed. A run of failures is reported once; after writes work again, a new
+   * failure is reported again.
+   */
+  takeFailure(): string | undefined {
+    const reason = this.unreported;
+    this.unreported = undefined;
+    return reason;
+  }
+
   private guard(what: string, write: () => unknown): void {
     try {
       write();
       if (this.failing) log.info(`state.db writes for session ${this.meta.id} work again`);
       this.failing = false;
     } catch (error) {
-      if (!this.failing) log.error(`could not ${what} for session ${this.meta.id}; it continues in memory: ${errorMessage(error)}`);
+      if (!this.failing) {
+        log.error(`could not ${what} for session ${this.meta.id}; it continues in memory: ${errorMessage(error)}`);
+        this.unreported = `could not ${what}: ${describeSqliteFailure(error)}`;
+      }
       this.failing = true;
     }
   }

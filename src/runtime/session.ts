@@ -47,6 +47,11 @@ export interface SessionParts {
 export interface PromptResult extends TurnResult {
   /** Set when this turn gave the session its title. */
   title?: string;
+  /**
+   * Set when the session could not be saved during this turn (first failure of a run): why, in
+   * words for the user. The turn itself went on; what was not saved lives only in memory.
+   */
+  saveError?: string;
 }
 
 /**
@@ -230,7 +235,8 @@ export class AgentSession {
       this.title = title;
       recorder.setTitle(title);
     }
-    return { ...result, ...(title ? { title } : {}) };
+    const saveError = recorder.takeFailure();
+    return { ...result, ...(title ? { title } : {}), ...(saveError ? { saveError } : {}) };
   }
 
   /**

@@ -30,7 +30,7 @@ export function openStateDb(path: string, options: OpenStateDbOptions = {}): Dat
     const Sqlite = loadSqlite();
     db = new Sqlite(path, { timeout: busyTimeoutMs });
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-    const mode = String(db.pragma("journal_mode = WAL", { simple: true }));
+    const mode = switchToWal(db, busyTimeoutMs);
     if (mode.toLowerCase() !== "wal") throw new Error(`could not switch it to WAL mode (journal mode is ${mode})`);
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
@@ -45,6 +45,26 @@ export function openStateDb(path: string, options: OpenStateDbOptions = {}): Dat
     }
     if (error instanceof HermesError) throw error;
     throw new HermesError("internal", `cannot open the state database ${path}: ${describeSqliteFailure(error)}`);
+  }
+}
+
+/**
+ * `PRAGMA journal_mode = WAL`, retried: on a fresh file another process may be creating the
+ * schema, and the switch answers SQLITE_BUSY at once instead of honouring the busy timeout.
+ * Retries with growing pauses (a synchronous wait: opening is synchronous) until the busy timeout
+ * has passed, then throws the last error. Returns the journal mode SQLite reports.
+ */
+function switchToWal(db: Database, busyTimeoutMs: number): string {
+  const deadline = Date.now() + Math.max(busyTimeoutMs, 100);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return String(db.pragma("journal_mode = WAL", { simple: true }));
+    } catch (error) {
+      const busy = isSqliteError(error) && (error.code.startsWith("SQLITE_BUSY") || error.code.startsWith("SQLITE_LOCKED"));
+      if (!busy || Date.now() >= deadline) throw error;
+      Atomics.wait(pause, 0, 0, Math.min(5 * 2 ** attempt, 100));
+    }
   }
 }
 
