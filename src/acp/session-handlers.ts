@@ -112,7 +112,7 @@ export async function handleFork(runtime: Runtime, sessions: SessionManager, cli
 export function handleList(runtime: Runtime, params: ListSessionsRequest): ListSessionsResponse {
   const page = runtime.store.listSessions({
     source: "acp",
-    limit: runtime.loadConfig().sessions.page_size,
+    limit: runtime.configOrDefaults().sessions.page_size,
     ...(params.cwd ? { cwd: params.cwd } : {}),
     ...(params.cursor ? { cursor: params.cursor } : {}),
   });

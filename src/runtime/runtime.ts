@@ -5,7 +5,7 @@ import { tryLoadConfig, type LoadConfigResult } from "../config/load.js";
 import { homePaths, type HomePaths } from "../config/paths.js";
 import { forgetStoredCredentials, type ForgetReport } from "../config/forget-credentials.js";
 import { addCommandAllowlistEntry } from "../config/write.js";
-import type { HermesConfig } from "../config/schema.js";
+import { defaultConfig, type HermesConfig } from "../config/schema.js";
 import { ModelCatalog, type CatalogEntry } from "../llm/catalog.js";
 import { detectProvider, resolveProvider } from "../llm/resolve.js";
 import type { ChatMessage, Provider, ResolvedProvider } from "../llm/types.js";
@@ -86,6 +86,15 @@ export class Runtime {
     const loaded = this.currentConfig();
     if (!loaded.ok) throw loaded.error;
     return loaded.config;
+  }
+
+  /**
+   * config.yaml when it is valid, else every default: for what needs no model (listing sessions,
+   * page sizes), so a broken config.yaml fails only where a model is needed.
+   */
+  configOrDefaults(): HermesConfig {
+    const loaded = this.currentConfig();
+    return loaded.ok ? loaded.config : defaultConfig();
   }
 
   /** The configured provider id, or undefined when none is configured or config is broken. */

@@ -48,3 +48,19 @@ describe("a state.db that cannot be written", () => {
     expect(readFileSync(join(home.home, "state.db"), "utf8")).toBe(garbage);
   });
 });
+
+describe("a broken config.yaml", () => {
+  it("still lists the stored sessions (listing needs no model)", async () => {
+    agent = spawnAgent({ env: home.env() });
+    await agent.initialize();
+    const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
+    llm.push({ text: "stored answer" });
+    await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "remember me" }] });
+    await agent.close();
+    home.writeConfig("model: [unclosed\n");
+    agent = spawnAgent({ env: home.env() });
+    await agent.initialize();
+    const listed = await agent.connection.agent.request(methods.agent.session.list, {});
+    expect(listed.sessions.map((session) => session.sessionId)).toContain(sessionId);
+  });
+});
