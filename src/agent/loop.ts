@@ -4,9 +4,11 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
 import { failureText } from "./error-text.js";
 import type { EmitAgentEvent, StopReason } from "./events.js";
+import { DEFAULT_MAX_RESPONSE_CHARS } from "./model-call.js";
 import { runModelStep, type ModelStepResult } from "./model-step.js";
 import { OutputBudget } from "./output-budget.js";
 import { retryPolicy, type RetryPolicy } from "./retry.js";
+import { sendableHistory } from "./sendable-history.js";
 import { runToolCalls, truncatedCalls, type ToolGate } from "./tool-runner.js";
 import { addUsage } from "./usage.js";
 
@@ -23,6 +25,11 @@ export interface TurnInput {
   maxTurns: number;
   /** Output cap per model call (`model.max_tokens`); raised within the turn after a `length` cut. */
   maxTokens?: number;
+  /**
+   * Size cap of one model response in characters of text, reasoning and tool arguments
+   * (`model.max_response_chars`). Default: DEFAULT_MAX_RESPONSE_CHARS (1,000,000).
+   */
+  maxResponseChars?: number;
   /** Sent with every model call when set (models that take a reasoning effort). */
   reasoningEffort?: ModelRequest["reasoningEffort"];
   /** Provider id as the user knows it, named in failure messages. Default: `provider.id`. */
@@ -82,6 +89,10 @@ export const EMPTY_ANSWER_NUDGE =
  *   tool call cut off by it is never run; its id gets an error result and the next call a higher cap.
  * - An empty answer right after tool results gets one nudge per turn (the nudge is not kept in history).
  * - After `maxTurns` tool rounds, one last call without tools; stop reason `max_turn_requests`.
+ * - A response that passes `maxResponseChars` is stopped (its HTTP stream closed) and ends the turn with
+ *   `max_tokens`: what arrived is stored with a note saying it was cut off, the user is told, no tool runs.
+ * - Tool-call arguments that are not a JSON object are stored as the model sent them, but sent back to
+ *   the provider as `{}` (`sendableHistory`); the call's error result says what was wrong.
  * - Cancellation (the signal) stops the stream at once, a retry wait at once, and tools between calls;
  *   text already streamed stays in history, and every tool call in history gets a result.
  */
@@ -119,7 +130,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
       provider: input.provider,
       request: {
         model: input.model,
-        messages: [{ role: "system", content: input.systemPrompt }, ...prepared, ...tail],
+        messages: [{ role: "system", content: input.systemPrompt }, ...sendableHistory(prepared), ...tail],
         ...(withTools && input.tools.names().length ? { tools: input.tools.schemas() } : {}),
         ...(input.reasoningEffort ? { reasoningEffort: input.reasoningEffort } : {}),
       },
@@ -128,6 +139,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
       emit,
       policy,
       budget,
+      ...(input.maxResponseChars !== undefined ? { maxResponseChars: input.maxResponseChars } : {}),
     });
     tail = [];
     usage = addUsage(usage, step.usage);
@@ -147,6 +159,14 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
       });
       notice(`${step.text ? "\n\n" : ""}Error: ${text}`);
       return finish(outcome.errorKind === "content_filter" ? "refusal" : "end_turn");
+    }
+
+    if (step.capped) {
+      const limit = input.maxResponseChars ?? DEFAULT_MAX_RESPONSE_CHARS;
+      log.warn(`model response passed ${limit} characters; stopped`);
+      append(assistantMessage({ ...step, text: `${step.text}${step.text ? "\n\n" : ""}${cappedModelNote(limit)}` }, [], "length"));
+      notice(`\n\n${cappedUserNote(limit)}`);
+      return finish("max_tokens");
     }
 
     const finishReason = outcome.finishReason;
@@ -188,6 +208,15 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     if (signal.aborted) return finish("cancelled");
     if (!recovered) return finish("max_tokens");
   }
+}
+
+/** Stored after a response stopped by the size cap, so the model knows on its next call. */
+export function cappedModelNote(limit: number): string {
+  return `[System: this response was cut off after ${limit.toLocaleString("en-US")} characters (the response size limit); it is incomplete and no tool call of it was run.]`;
+}
+
+function cappedUserNote(limit: number): string {
+  return `The model's response passed ${limit.toLocaleString("en-US")} characters and was stopped. If answers that long are intended, raise model.max_response_chars in config.yaml.`;
 }
 
 function assistantMessage(step: ModelStepResult, toolCalls: ToolCall[], finishReason: string): ChatMessage {

@@ -3,6 +3,7 @@ import type {
   ModelRequest,
   Provider,
   ProviderErrorKind,
+  ProviderEvent,
   TokenUsage,
   ToolCall,
 } from "../llm/types.js";
@@ -23,7 +24,15 @@ export interface ModelCallResult {
   toolCalls: ToolCall[];
   usage: TokenUsage | undefined;
   outcome: ModelCallOutcome;
+  /**
+   * True when the response passed the size cap and was stopped (outcome `done` / `length`, no tool
+   * calls: the last ones were incomplete).
+   */
+  capped?: boolean;
 }
+
+/** Longest model response, in characters of text, reasoning and tool arguments (`model.max_response_chars`). */
+export const DEFAULT_MAX_RESPONSE_CHARS = 1_000_000;
 
 /**
  * Streams one model call (one attempt), relaying visible text as `message_delta` and reasoning as
@@ -32,6 +41,10 @@ export interface ModelCallResult {
  * native reasoning they are dropped instead, so a thought is not shown twice. Tool calls are returned only
  * when the stream completed; a cut or aborted stream returns none, so a half-received call is never
  * executed. Never throws.
+ *
+ * A response whose text, reasoning and tool-argument characters together pass `maxResponseChars` is
+ * stopped there: the stream is closed (which aborts the HTTP request, so nothing more is buffered), and
+ * the result is what arrived so far with outcome `done` / `length`, `capped` set and no tool calls.
  */
 export async function callModel(
   provider: Provider,
@@ -39,8 +52,10 @@ export async function callModel(
   messageId: string,
   signal: AbortSignal,
   emit: EmitAgentEvent,
+  maxResponseChars: number = DEFAULT_MAX_RESPONSE_CHARS,
 ): Promise<ModelCallResult> {
   const result: ModelCallResult = { text: "", reasoning: "", toolCalls: [], usage: undefined, outcome: { kind: "aborted" } };
+  let received = 0;
   const finished: ToolCall[] = [];
   const splitter = new ThinkTagSplitter();
   let nativeReasoning = false;
@@ -60,6 +75,7 @@ export async function callModel(
   };
   try {
     for await (const event of provider.stream(request, signal)) {
+      received += responseChars(event);
       switch (event.type) {
         case "text_delta":
           if (event.text) relay(splitter.push(event.text));
@@ -96,6 +112,13 @@ export async function callModel(
         default:
           break;
       }
+      if (received > maxResponseChars) {
+        // Leaving the loop closes the provider's stream, which aborts its HTTP request.
+        relay(splitter.finish());
+        result.outcome = { kind: "done", finishReason: "length" };
+        result.capped = true;
+        return result;
+      }
     }
     relay(splitter.finish());
     result.outcome = signal.aborted
@@ -107,4 +130,17 @@ export async function callModel(
       : { kind: "error", errorKind: "unknown", message: error instanceof Error ? error.message : String(error) };
   }
   return result;
+}
+
+/** The characters an event adds to the response: text, reasoning and tool-argument fragments. */
+function responseChars(event: ProviderEvent): number {
+  switch (event.type) {
+    case "text_delta":
+    case "reasoning_delta":
+      return event.text.length;
+    case "tool_call_delta":
+      return event.argumentsDelta.length;
+    default:
+      return 0;
+  }
 }

@@ -10,8 +10,13 @@
  * without tool calls is continued the same way, with a raised output cap. The partial answer and the
  * notes live only in the requests, never in history. (Reasoning shown by a failed attempt that had no
  * visible text may be shown again by the retry.)
+ *
+ * A retry wait longer than `RETRY_NOTICE_MIN_MS` is announced before it starts, as a thought
+ * (`reasoning_delta` under the step's message id) naming the wait, the reason and the attempt; the
+ * thought is not part of the stored reasoning. A response stopped by the size cap (`capped`) ends the
+ * step at once: it is neither continued nor retried.
  */
-import type { ChatMessage, ModelRequest, Provider, TokenUsage } from "../llm/types.js";
+import type { ChatMessage, ModelRequest, Provider, ProviderErrorKind, TokenUsage } from "../llm/types.js";
 import { log } from "../shared/logger.js";
 import type { EmitAgentEvent } from "./events.js";
 import { callModel, type ModelCallOutcome, type ModelCallResult } from "./model-call.js";
@@ -35,7 +40,12 @@ export interface ModelStepInput {
   emit: EmitAgentEvent;
   policy: RetryPolicy;
   budget: OutputBudget;
+  /** Size cap of one response (`model.max_response_chars`). Default: DEFAULT_MAX_RESPONSE_CHARS. */
+  maxResponseChars?: number;
 }
+
+/** Retry waits longer than this are shown to the user. */
+export const RETRY_NOTICE_MIN_MS = 3_000;
 
 export interface ModelStepResult extends ModelCallResult {
   /** Attempts made for the last HTTP call of the step (1 when it succeeded first time). */
@@ -61,6 +71,7 @@ export async function runModelStep(input: ModelStepInput): Promise<ModelStepResu
     usage,
     outcome,
     attempts,
+    ...(call.capped ? { capped: true } : {}),
   });
 
   for (;;) {
@@ -71,7 +82,7 @@ export async function runModelStep(input: ModelStepInput): Promise<ModelStepResu
       messages: [...input.request.messages, ...tail],
       ...(maxTokens !== undefined ? { maxTokens } : {}),
     };
-    const call = await callModel(input.provider, request, input.messageId, signal, input.emit);
+    const call = await callModel(input.provider, request, input.messageId, signal, input.emit, input.maxResponseChars);
     text += call.text;
     reasoning += call.reasoning;
     usage = addUsage(usage, call.usage);
@@ -79,6 +90,7 @@ export async function runModelStep(input: ModelStepInput): Promise<ModelStepResu
     const outcome = call.outcome;
 
     if (outcome.kind === "done") {
+      if (call.capped) return result(call, outcome);
       const truncated = outcome.finishReason === "length" && call.toolCalls.length === 0 && text.trim() !== "";
       if (truncated && budget.recover(call.usage?.outputTokens)) {
         log.info(`answer cut off by the output cap; continuing with max_tokens ${budget.maxTokens}`);
@@ -93,6 +105,7 @@ export async function runModelStep(input: ModelStepInput): Promise<ModelStepResu
     }
     const delay = backoffDelayMs(attempts, outcome.retryAfterMs, policy);
     log.warn(`model call failed (${outcome.errorKind}), attempt ${attempts}/${policy.maxAttempts}; retrying in ${(delay / 1000).toFixed(1)} s: ${outcome.message}`);
+    if (delay > RETRY_NOTICE_MIN_MS) input.emit({ type: "reasoning_delta", messageId: input.messageId, text: retryNotice(outcome, delay, attempts, policy.maxAttempts) });
     try {
       await policy.sleep(delay, signal);
     } catch {
@@ -109,4 +122,25 @@ function continuation(partial: string, note: string): ChatMessage[] {
     { role: "assistant", content: partial },
     { role: "user", content: note },
   ];
+}
+
+const RETRY_REASONS: Readonly<Partial<Record<ProviderErrorKind, string>>> = {
+  rate_limit: "the provider is rate-limiting requests",
+  server: "the provider reported a server error",
+  timeout: "the model did not respond in time",
+  network: "the connection to the model failed",
+};
+
+/** One line for the user: why the call failed, how long the wait is, which attempt comes next. */
+export function retryNotice(
+  outcome: Extract<ModelCallOutcome, { kind: "error" }>,
+  delayMs: number,
+  failedAttempts: number,
+  maxAttempts: number,
+): string {
+  const reason = RETRY_REASONS[outcome.errorKind] ?? "the model call failed";
+  const status = outcome.status !== undefined ? ` (HTTP ${outcome.status})` : "";
+  const total = Math.round(delayMs / 1000);
+  const wait = total >= 60 ? `${Math.floor(total / 60)} min${total % 60 ? ` ${total % 60} s` : ""}` : `${total} s`;
+  return `\n[Waiting ${wait} before retrying: ${reason}${status}. Attempt ${failedAttempts + 1} of ${maxAttempts} follows.]\n`;
 }

@@ -46,6 +46,14 @@ describe("configSchema", () => {
     expect(configSchema.parse({ model: { model: "m1", default: "m2" } }).model.default).toBe("m2");
   });
 
+  it("reads model.connect_timeout (seconds, fractions allowed) and model.max_response_chars, rejecting nonsense", () => {
+    const model = configSchema.parse({ model: { connect_timeout: 0.2, max_response_chars: 5_000 } }).model;
+    expect(model).toMatchObject({ connect_timeout: 0.2, max_response_chars: 5_000 });
+    expect(configSchema.safeParse({ model: { connect_timeout: 0 } }).success).toBe(false);
+    expect(configSchema.safeParse({ model: { max_response_chars: 1.5 } }).success).toBe(false);
+    expect(configSchema.safeParse({ model: { max_response_chars: 0 } }).success).toBe(false);
+  });
+
   it("reads YAML 1.1 `mode: off` (false) as off", () => {
     expect(configSchema.parse({ approvals: { mode: false } }).approvals.mode).toBe("off");
   });

@@ -27,6 +27,16 @@ const modelSection = z.preprocess(
       api_mode: z.string().min(1).optional(),
       context_length: z.number().int().positive().optional(),
       max_tokens: z.number().int().positive().optional(),
+      /**
+       * Seconds to wait for a model's response headers before the call counts as timed out (and is retried).
+       * Absent = 120 (the providers' DEFAULT_CONNECT_TIMEOUT_MS), kept absent so a rewritten file stays as written.
+       */
+      connect_timeout: z.number().positive().optional(),
+      /**
+       * Characters of text, reasoning and tool arguments one model response may have before it is stopped
+       * (the turn ends with `max_tokens`). Absent = 1,000,000 (the loop's DEFAULT_MAX_RESPONSE_CHARS).
+       */
+      max_response_chars: z.number().int().positive().optional(),
     })
     .prefault({})
     .transform(({ model, ...rest }) => ({ ...rest, default: rest.default ?? model })),

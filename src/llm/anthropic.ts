@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import { errorMessage } from "../shared/errors.js";
 import { addCacheBreakpoints, toAnthropicConversation, toAnthropicTools } from "./anthropic-messages.js";
-import { abortedEvent, GuardedStream } from "./guarded-stream.js";
+import { abortedEvent, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, GuardedStream, sdkTimeoutMs } from "./guarded-stream.js";
 import { classifySdkError, CONTEXT_OVERFLOW, redactor } from "./provider-errors.js";
 import type { FinishReason, ModelRequest, Provider, ProviderErrorKind, ProviderEvent, TokenUsage } from "./types.js";
 
@@ -23,7 +23,9 @@ export interface AnthropicProviderOptions {
   apiKey: string;
   /** Extra headers on every request. */
   headers?: Record<string, string>;
-  /** Longest wait for the response headers. Default 10 minutes. */
+  /** Longest wait for the response headers (`model.connect_timeout`), cancellable by the call's signal; then a `timeout` error (the loop retries it). Default 120 s. */
+  connectTimeoutMs?: number;
+  /** Older name of `connectTimeoutMs`; used when that is not set. */
   timeoutMs?: number;
   /** Longest silence between two stream events (pings aside) before the call ends with a `timeout` error (the loop retries it). Default 90 s, as openai-chat. */
   idleTimeoutMs?: number;
@@ -31,8 +33,6 @@ export interface AnthropicProviderOptions {
   promptCaching?: boolean;
 }
 
-const DEFAULT_TIMEOUT_MS = 600_000;
-const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
 
 /**
  * The output cap sent when the request sets none (the Messages API requires one): 4,096 for
@@ -82,7 +82,7 @@ function createClient(mod: AnthropicModule, options: AnthropicProviderOptions): 
     // Anthropic-compatible third parties conventionally read `x-api-key`; the SDK sends a bearer token.
     defaultHeaders: { ...(official ? {} : { "x-api-key": options.apiKey }), ...options.headers },
     maxRetries: 0,
-    timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeout: sdkTimeoutMs(connectTimeoutMs(options)),
     logLevel: "off",
     openTelemetry: false,
   });
@@ -134,7 +134,10 @@ async function* streamMessages(
     return;
   }
 
-  const guard = new GuardedStream<RawMessageStreamEvent>(signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+  const guard = new GuardedStream<RawMessageStreamEvent>(signal, {
+    connectMs: connectTimeoutMs(options),
+    idleMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+  });
   const tools = new Map<number, ToolBlock>();
   const usage = new UsageTotals();
   let stopReason: string | undefined;
@@ -202,6 +205,9 @@ function finalArguments(call: ToolBlock): string {
   return initial !== null && typeof initial === "object" ? JSON.stringify(initial) : "{}";
 }
 
+function connectTimeoutMs(options: AnthropicProviderOptions): number {
+  return options.connectTimeoutMs ?? options.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+}
 
 /**
  * Anthropic usage across `message_start` and `message_delta` (later values win). `inputTokens`

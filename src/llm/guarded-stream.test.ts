@@ -47,4 +47,31 @@ describe("GuardedStream", () => {
     await done;
     expect(cancelled.failure("p", false, classify)).toMatchObject({ kind: "aborted" });
   });
+
+  it("gives up on an open that never resolves (even one deaf to its signal) after connectMs, or at the caller's abort", async () => {
+    const never = () => new Promise<AsyncIterable<number>>(() => undefined);
+    const slow = new GuardedStream<number>(new AbortController().signal, { connectMs: 1, idleMs: 60_000 });
+    expect(await collect(slow, never)).toEqual([]);
+    expect(slow.outcome).toEqual({ kind: "connect_timeout" });
+    expect(slow.failure("p", false, classify)).toMatchObject({ kind: "timeout", message: expect.stringContaining("model.connect_timeout") });
+
+    const controller = new AbortController();
+    const cancelled = new GuardedStream<number>(controller.signal, { connectMs: 60_000 });
+    const done = collect(cancelled, never);
+    controller.abort();
+    await done;
+    expect(cancelled.failure("p", false, classify)).toMatchObject({ kind: "aborted" });
+  });
+
+  it("applies the idle limit, not the connect limit, once the stream is open", async () => {
+    const silentAfterOpen = (signal: AbortSignal) =>
+      Promise.resolve({
+        [Symbol.asyncIterator]: () => ({
+          next: () => new Promise<IteratorResult<number>>((_, reject) => signal.addEventListener("abort", () => reject(new Error("aborted")))),
+        }),
+      });
+    const guard = new GuardedStream<number>(new AbortController().signal, { connectMs: 60_000, idleMs: 1 });
+    await collect(guard, silentAfterOpen);
+    expect(guard.outcome).toEqual({ kind: "idle" });
+  });
 });

@@ -2,53 +2,87 @@ import type { ProviderEvent } from "./types.js";
 
 type ErrorEvent = Extract<ProviderEvent, { type: "error" }>;
 
+/** Longest wait for the response headers of a model call (`model.connect_timeout`, 120 s). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 120_000;
+/** Longest silence between two stream chunks (Hermes' stale-stream limit, 90 s). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
+
 /** How a guarded stream ended. */
-export type StreamOutcome = { kind: "completed" } | { kind: "aborted" } | { kind: "idle" } | { kind: "failed"; error: unknown };
+export type StreamOutcome =
+  | { kind: "completed" }
+  | { kind: "aborted" }
+  | { kind: "connect_timeout" }
+  | { kind: "idle" }
+  | { kind: "failed"; error: unknown };
+
+/** The two time limits of one model call. */
+export interface StreamLimits {
+  /** Longest wait from sending the request until `open` resolves (the response headers arrived). */
+  connectMs: number;
+  /** Longest wait for each chunk after that, the first one included. */
+  idleMs: number;
+}
 
 /**
- * Iterates one model response stream under the caller's signal and an idle limit: when no chunk
- * arrives for `idleMs` the request is aborted and the outcome is `idle`. The SDK call receives
- * our own signal (it follows the caller's). Iteration never throws; `outcome` says how it ended.
- * Cleanup (timer, listener, the SDK's iterator) always runs, also when the consumer stops early.
+ * Iterates one model response stream under the caller's signal and two time limits: `open` (the
+ * request, until the response headers) must resolve within `connectMs`, and after that every chunk
+ * must arrive within `idleMs` of the previous one (or of the headers). When a limit passes, the
+ * request is aborted and the outcome is `connect_timeout` or `idle`. The SDK call receives our own
+ * signal (it follows the caller's); a caller's abort ends the wait for the headers at once, even if
+ * the SDK does not honour its signal. Iteration never throws; `outcome` says how it ended. Cleanup
+ * (timers, listener, the SDK's iterator, the HTTP request) always runs, also when the consumer stops
+ * early (`return()` on the generator), so a consumer that stops reading releases the connection.
  */
 export class GuardedStream<T> {
   outcome: StreamOutcome = { kind: "completed" };
+  private readonly limits: StreamLimits;
 
+  /** `limits` may be a number: the idle limit, with the default connect limit. */
   constructor(
     private readonly signal: AbortSignal,
-    private readonly idleMs: number,
-  ) {}
+    limits: number | Partial<StreamLimits>,
+  ) {
+    const given = typeof limits === "number" ? { idleMs: limits } : limits;
+    this.limits = { connectMs: given.connectMs ?? DEFAULT_CONNECT_TIMEOUT_MS, idleMs: given.idleMs ?? DEFAULT_IDLE_TIMEOUT_MS };
+  }
 
   async *chunks(open: (signal: AbortSignal) => Promise<AsyncIterable<T>>): AsyncGenerator<T> {
     const controller = new AbortController();
     const onAbort = (): void => controller.abort();
     this.signal.addEventListener("abort", onAbort, { once: true });
-    let idleTimer: NodeJS.Timeout | undefined;
-    let idleFired = false;
+    let timer: NodeJS.Timeout | undefined;
+    let fired: "connect" | "idle" | undefined;
+    const arm = (kind: "connect" | "idle", ms: number): void => {
+      timer = setTimeout(() => {
+        fired = kind;
+        controller.abort();
+      }, ms);
+    };
     let iterator: AsyncIterator<T> | undefined;
     try {
-      iterator = (await open(controller.signal))[Symbol.asyncIterator]();
+      arm("connect", this.limits.connectMs);
+      const stream = await untilAborted(open(controller.signal), controller.signal);
+      clearTimeout(timer);
+      iterator = stream[Symbol.asyncIterator]();
       for (;;) {
-        if (this.signal.aborted) break;
-        idleTimer = setTimeout(() => {
-          idleFired = true;
-          controller.abort();
-        }, this.idleMs);
+        if (controller.signal.aborted) break;
+        arm("idle", this.limits.idleMs);
         const next = await iterator.next();
-        clearTimeout(idleTimer);
+        clearTimeout(timer);
         if (next.done) break;
         yield next.value;
       }
     } catch (error) {
-      if (!this.signal.aborted && !idleFired) this.outcome = { kind: "failed", error };
+      if (!this.signal.aborted && !fired) this.outcome = { kind: "failed", error };
     } finally {
-      clearTimeout(idleTimer);
+      clearTimeout(timer);
       this.signal.removeEventListener("abort", onAbort);
       controller.abort();
       await iterator?.return?.().catch(() => undefined);
     }
     if (this.signal.aborted) this.outcome = { kind: "aborted" };
-    else if (idleFired) this.outcome = { kind: "idle" };
+    else if (fired === "connect") this.outcome = { kind: "connect_timeout" };
+    else if (fired === "idle") this.outcome = { kind: "idle" };
   }
 
   /**
@@ -60,8 +94,10 @@ export class GuardedStream<T> {
     switch (this.outcome.kind) {
       case "aborted":
         return abortedEvent();
+      case "connect_timeout":
+        return { type: "error", kind: "timeout", message: `${providerId}: no response from the model within ${seconds(this.limits.connectMs)} (model.connect_timeout)` };
       case "idle":
-        return { type: "error", kind: "timeout", message: `${providerId}: no data from the model for ${Math.round(this.idleMs / 1000)} s` };
+        return { type: "error", kind: "timeout", message: `${providerId}: no data from the model for ${seconds(this.limits.idleMs)}` };
       case "failed":
         return classify(this.outcome.error);
       default:
@@ -72,4 +108,38 @@ export class GuardedStream<T> {
 
 export function abortedEvent(): ErrorEvent {
   return { type: "error", kind: "aborted", message: "request aborted" };
+}
+
+function seconds(ms: number): string {
+  return ms < 1_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
+/** `promise`, or a rejection as soon as `signal` fires (whichever comes first). */
+function untilAborted<V>(promise: Promise<V>, signal: AbortSignal): Promise<V> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(new Error("aborted"));
+  }
+  return new Promise<V>((resolve, reject) => {
+    const onAbort = (): void => reject(new Error("aborted"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * The SDK's own header timeout: a backstop a little behind the guard's connect limit, so the
+ * guard's clearer message wins whenever both would fire.
+ */
+export function sdkTimeoutMs(connectMs: number): number {
+  return connectMs + 5_000;
 }

@@ -9,7 +9,7 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { errorMessage } from "../shared/errors.js";
-import { abortedEvent, GuardedStream } from "./guarded-stream.js";
+import { abortedEvent, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, GuardedStream, sdkTimeoutMs } from "./guarded-stream.js";
 import { classifySdkError, redactor } from "./provider-errors.js";
 import type {
   ChatMessage,
@@ -33,17 +33,21 @@ export interface OpenAiChatProviderOptions {
   apiKey: string;
   /** Extra headers on every request (e.g. OpenRouter's `HTTP-Referer`). */
   headers?: Record<string, string>;
-  /** Longest wait for the response headers. Default 10 minutes. */
+  /**
+   * Longest wait for the response headers (`model.connect_timeout`) before the call ends with a `timeout`
+   * error (the loop retries it). Cancellable by the call's signal. Default 120 s.
+   */
+  connectTimeoutMs?: number;
+  /** Older name of `connectTimeoutMs`; used when that is not set. */
   timeoutMs?: number;
   /**
-   * Longest silence between two stream chunks before the call ends with a `timeout` error (the agent loop
-   * treats it as a stalled stream and retries). Default 90 s (Hermes' stale-stream limit).
+   * Longest silence between two stream chunks (and between the headers and the first chunk) before the call
+   * ends with a `timeout` error (the agent loop treats it as a stalled stream and retries). Default 90 s
+   * (Hermes' stale-stream limit).
    */
   idleTimeoutMs?: number;
 }
 
-const DEFAULT_TIMEOUT_MS = 600_000;
-const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
 export { parseRetryAfterMs } from "./provider-errors.js";
 
 /**
@@ -62,7 +66,7 @@ export function createOpenAiChatProvider(options: OpenAiChatProviderOptions): Pr
         baseURL: options.baseUrl,
         defaultHeaders: options.headers,
         maxRetries: 0,
-        timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        timeout: sdkTimeoutMs(connectTimeoutMs(options)),
         logLevel: "off",
         // Never forward OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment to a third-party endpoint.
         organization: null,
@@ -98,7 +102,10 @@ async function* streamChat(
     return;
   }
 
-  const guard = new GuardedStream<ChatCompletionChunk>(signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+  const guard = new GuardedStream<ChatCompletionChunk>(signal, {
+    connectMs: connectTimeoutMs(options),
+    idleMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+  });
   const calls = new ToolCallAssembler();
   let usage: TokenUsage | undefined;
   let finishReason: string | undefined;
@@ -132,6 +139,9 @@ async function* streamChat(
   yield { type: "done", finishReason: toFinishReason(finishReason ?? "stop", calls.size > 0) };
 }
 
+function connectTimeoutMs(options: OpenAiChatProviderOptions): number {
+  return options.connectTimeoutMs ?? options.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+}
 
 function isOpenRouter(baseUrl: string): boolean {
   try {

@@ -268,7 +268,7 @@ export class Runtime {
   async switchModel(session: AgentSession, value: string): Promise<ResolvedProvider> {
     const config = this.loadConfig();
     const resolved = resolveModelChoice(config, this.env, this.paths.home, value, session.resolved);
-    const provider = await this.providerFor(resolved);
+    const provider = await this.providerFor(resolved, config);
     const systemPrompt = await this.systemPrompt(config, resolved, session.cwd, new Date());
     session.setModel(resolved, provider, systemPrompt);
     return resolved;
@@ -299,7 +299,7 @@ export class Runtime {
       modelConfig: { base_url: resolved.baseUrl },
     });
     const tools = new ToolRegistry(hermesAcpTools());
-    const provider = await this.providerFor(resolved);
+    const provider = await this.providerFor(resolved, config);
     const mcp = new SessionMcp({ cwd: input.cwd, env: this.env, tools });
     mcp.start(this.mcpSpecs(input.mcpServers, config));
     return new AgentSession({
@@ -345,10 +345,16 @@ export class Runtime {
   }
 
   /** The wire provider for `resolved.apiMode` (openai-chat or anthropic), each module loaded on first use. */
-  private async providerFor(resolved: ResolvedProvider): Promise<Provider> {
-    const key = `${resolved.apiMode}\n${resolved.provider}\n${resolved.baseUrl}\n${resolved.apiKey}`;
+  private async providerFor(resolved: ResolvedProvider, config: HermesConfig): Promise<Provider> {
+    const connectSeconds = config.model.connect_timeout;
+    const key = `${resolved.apiMode}\n${resolved.provider}\n${resolved.baseUrl}\n${resolved.apiKey}\n${connectSeconds ?? ""}`;
     if (this.providerCache?.key === key) return this.providerCache.provider;
-    const options = { id: resolved.provider, baseUrl: resolved.baseUrl, apiKey: resolved.apiKey };
+    const options = {
+      id: resolved.provider,
+      baseUrl: resolved.baseUrl,
+      apiKey: resolved.apiKey,
+      ...(connectSeconds ? { connectTimeoutMs: connectSeconds * 1000 } : {}),
+    };
     const provider =
       resolved.apiMode === "anthropic_messages"
         ? (await import("../llm/anthropic.js")).createAnthropicProvider(options)

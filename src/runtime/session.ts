@@ -200,6 +200,7 @@ export class AgentSession {
       user: { role: "user", content },
       maxTurns: config.agent.max_turns,
       ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
+      ...(config.model.max_response_chars ? { maxResponseChars: config.model.max_response_chars } : {}),
       ...(this.supportsReasoningEffort && this.reasoningEffort ? { reasoningEffort: this.reasoningEffort } : {}),
       providerLabel: resolved.provider,
       ...(keyHint(resolved) ? { keyHint: keyHint(resolved) } : {}),

@@ -9,11 +9,13 @@
  * answered `400 invalid_request_error` naming it, without consuming a step. Otherwise the next step
  * is answered, streamed when the request has `stream: true`. An exhausted script answers HTTP 500.
  * `GET /v1/models` answers the configured model list (or never answers, with `stallModels`).
+ * `{ hang: "headers" }` never answers at all; `{ endless: true }` streams one text block forever.
  * Every request is recorded before it is answered.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sleep } from "../../src/shared/abort.js";
+import { fillerText, hangUntilClosed, streamForever, type EndlessStep, type HangStep } from "./fake-edges.js";
 import { readBody, sendJson } from "./http-json.js";
 
 export interface AnthropicUsage {
@@ -63,7 +65,7 @@ export interface StallStep {
   stall: true;
 }
 
-export type AnthropicStep = AnswerStep | HttpErrorStep | StallStep;
+export type AnthropicStep = AnswerStep | HttpErrorStep | StallStep | HangStep | EndlessStep;
 
 export interface RecordedRequest {
   method: string;
@@ -89,6 +91,8 @@ export interface FakeAnthropic {
   messageBodies(): any[];
   push(...steps: AnthropicStep[]): void;
   remaining(): number;
+  /** Requests whose connection is still open (0 once every client has disconnected). */
+  inFlight(): number;
   close(): Promise<void>;
 }
 
@@ -184,6 +188,18 @@ async function writeAnswer(reply: Reply, step: AnswerStep, stream: boolean): Pro
   reply.res.end();
 }
 
+/** `message_start`, one text block start, then text deltas without end. */
+function writeEndless(res: ServerResponse, signal: AbortSignal, model: string, step: EndlessStep): Promise<void> {
+  const text = fillerText(step.chunkChars ?? 4_000);
+  const start = { id: "msg_fake_endless", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } };
+  const frame = (type: string, data: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  return streamForever(res, signal, (i) =>
+    i === 0
+      ? frame("message_start", { message: start }) + frame("content_block_start", { index: 0, content_block: { type: "text", text: "" } })
+      : frame("content_block_delta", { index: 0, delta: { type: "text_delta", text } }),
+  );
+}
+
 function errorBody(type: string, message: string): Record<string, unknown> {
   return { type: "error", error: { type, message } };
 }
@@ -267,6 +283,8 @@ export async function startFakeAnthropic(steps: AnthropicStep[] = [], options: F
       res.flushHeaders();
       return;
     }
+    if ("hang" in step) return hangUntilClosed(controller.signal);
+    if ("endless" in step) return writeEndless(res, controller.signal, String(body.model), step);
     if ("status" in step) {
       const payload = step.body ?? errorBody(step.errorType ?? "api_error", step.message ?? `fake-anthropic: HTTP ${step.status}`);
       return sendJson(res, step.status, payload, step.headers);
@@ -297,6 +315,7 @@ export async function startFakeAnthropic(steps: AnthropicStep[] = [], options: F
     messageBodies: () => requests.filter((request) => request.method === "POST" && request.path.startsWith("/v1/messages")).map((request) => request.body),
     push: (...more) => void script.push(...more),
     remaining: () => script.length,
+    inFlight: () => active.size,
     close: async () => {
       for (const controller of active) controller.abort();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -10,84 +10,18 @@
  * Adding a step kind means one new member of `ScriptStep` and one branch in `writeStep` calling its own
  * writer. Faults: an HTTP error (`status`, e.g. 429 with a `retry-after` header, or 500), a stream cut
  * mid-way (`cutAfterChunks`), a stall (`stallAfterChunks`), a truncated answer (`finishReason: "length"` on
- * text or tool calls) and malformed tool-call arguments (a `string` that is not JSON).
+ * text or tool calls), malformed tool-call arguments (a `string` that is not JSON), no response headers ever
+ * (`{ hang: "headers" }`) and a stream that never ends (`{ endless: true }`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sleep } from "../../src/shared/abort.js";
+import { fillerText, hangUntilClosed, streamForever } from "./fake-edges.js";
+import type { AnswerStep, FakeUsage, HttpErrorStep, ReasoningStep, ScriptStep, TextStep, ToolCallsStep } from "./fake-llm-steps.js";
 import { readBody, sendJson } from "./http-json.js";
 
-export interface FakeUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  /** Sent only when scripted. */
-  completion_tokens_details?: { reasoning_tokens?: number };
-  prompt_tokens_details?: { cached_tokens?: number };
-}
-
-export interface FakeToolCall {
-  /** Generated when absent; an empty string is sent as is (a server that gives no id). */
-  id?: string;
-  name: string;
-  /** A string is sent verbatim (so it may be malformed JSON); an object is JSON-encoded. */
-  arguments: string | Record<string, unknown>;
-}
-
-/** Plain assistant text. `chunks`, when given, are the exact streamed pieces (their join is the content). */
-export interface TextStep {
-  text: string;
-  chunks?: string[];
-  /** Pause before every streamed chunk after the first (before the response when not streaming). */
-  delayMs?: number;
-  usage?: Partial<FakeUsage>;
-  finishReason?: string;
-}
-
-/** Tool calls, optionally preceded by text; arguments are streamed in several fragments per call. */
-export interface ToolCallsStep {
-  tool_calls: FakeToolCall[];
-  text?: string;
-  delayMs?: number;
-  usage?: Partial<FakeUsage>;
-  finishReason?: string;
-}
-
-/** Reasoning (in `reasoning_content` unless `reasoningField` says otherwise) followed by text. */
-export interface ReasoningStep {
-  reasoning: string;
-  text: string;
-  reasoningField?: "reasoning_content" | "reasoning";
-  delayMs?: number;
-  usage?: Partial<FakeUsage>;
-  finishReason?: string;
-}
-
-/** A plain HTTP error response. `body` defaults to an OpenAI-style error JSON; a string is sent as is. */
-export interface HttpErrorStep {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
-/** An answer a fault step starts streaming before it misbehaves. */
-export type AnswerStep = TextStep | ToolCallsStep | ReasoningStep;
-
-/**
- * A connection cut mid-stream: the first `cutAfterChunks` chunks of the answer are streamed (and handed to
- * the socket), then the socket is destroyed with no finish chunk and no `[DONE]`. A non-streaming request
- * gets its socket destroyed with no response.
- */
-export type CutStreamStep = AnswerStep & { cutAfterChunks: number };
-
-/**
- * A stalled stream: the first `stallAfterChunks` chunks of the answer are streamed, then nothing more and the
- * connection stays open until the client disconnects (or the server closes). A non-streaming request
- * never gets a response.
- */
-export type StallStep = AnswerStep & { stallAfterChunks: number };
-
-export type ScriptStep = AnswerStep | HttpErrorStep | CutStreamStep | StallStep;
+export type * from "./fake-llm-steps.js";
+export type { EndlessStep, HangStep } from "./fake-edges.js";
 
 export interface RecordedRequest {
   path: string;
@@ -143,6 +77,11 @@ interface Completion {
 /** The one dispatch point: each step kind has its own writer (or completion builder). */
 function writeStep(ctx: ReplyContext, step: ScriptStep): Promise<void> {
   if ("status" in step) return writeHttpError(ctx, step);
+  if ("hang" in step) return hangUntilClosed(ctx.signal);
+  if ("endless" in step) {
+    const text = fillerText(step.chunkChars ?? 4_000);
+    return streamForever(ctx.res, ctx.signal, (i) => chunk(ctx, [{ index: 0, delta: i === 0 ? { role: "assistant", content: text } : { content: text }, logprobs: null, finish_reason: null }]));
+  }
   if ("cutAfterChunks" in step) return writeCutStream(ctx, completionOf(step), step.cutAfterChunks);
   if ("stallAfterChunks" in step) return writeStall(ctx, completionOf(step), step.stallAfterChunks);
   return writeCompletion(ctx, completionOf(step));
