@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import type { AnyMessage } from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
-import { jsonLinesWritable } from "./json-lines-writable.js";
+import { jsonLinesWritable, MAX_ERROR_FRAME_CHARS, serializeFrame } from "./json-lines-writable.js";
 
 const frame = (id: number): AnyMessage => ({ jsonrpc: "2.0", id, result: {} });
 
@@ -34,5 +34,20 @@ describe("jsonLinesWritable", () => {
     sink.resume();
     await pending;
     expect(accepted).toBe(true);
+  });
+});
+
+describe("serializeFrame", () => {
+  it("turns a response that cannot be serialized into a -32603 error to the same id, and never throws", () => {
+    let deep: unknown = {};
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const response = { jsonrpc: "2.0", id: 4, result: { deep } } as AnyMessage;
+    expect(JSON.parse(serializeFrame(response))).toEqual({ jsonrpc: "2.0", id: 4, error: { code: -32603, message: "Internal error: the response could not be serialized" } });
+    expect(serializeFrame({ jsonrpc: "2.0", method: "x", params: { deep } } as AnyMessage)).toBe("");
+  });
+
+  it("drops the data of an oversized error response and keeps its code and message", () => {
+    const response = { jsonrpc: "2.0", id: 1, error: { code: -32602, message: "Invalid params", data: { blob: "z".repeat(MAX_ERROR_FRAME_CHARS) } } } as AnyMessage;
+    expect(JSON.parse(serializeFrame(response))).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32602, message: "Invalid params" } });
   });
 });

@@ -1,4 +1,5 @@
 import type { AnyMessage } from "@agentclientprotocol/sdk/unstable";
+import { log } from "../shared/logger.js";
 
 /**
  * The outgoing half of the stdio transport: a WritableStream of JSON-RPC messages that writes
@@ -40,11 +41,37 @@ export function jsonLinesWritable(output: NodeJS.WritableStream): JsonLinesOutpu
     flush();
     return drained;
   };
-  const decoder = new TextDecoder();
   return {
-    messages: messageSink((message) => enqueue(`${JSON.stringify(message)}\n`) ?? Promise.resolve()),
-    bytes: new WritableStream<Uint8Array>({ write: (chunk) => enqueue(decoder.decode(chunk, { stream: true })), close }),
+    messages: messageSink((message) => {
+      const line = serializeFrame(message);
+      return (line ? enqueue(`${line}\n`) : drained) ?? Promise.resolve();
+    }, close),
+    flush: () => close() ?? Promise.resolve(),
   };
+}
+
+/** Largest error response sent with its `data`; a bigger one loses `data` and keeps code and message. */
+export const MAX_ERROR_FRAME_CHARS = 64 * 1024;
+
+/**
+ * One message as a line of JSON. Never throws: a message that cannot be serialized (too deep,
+ * a cycle, a BigInt) becomes, for a response, a -32603 error response to the same id and, for
+ * anything else, nothing at all (the empty string, which the writer skips). An error response longer than MAX_ERROR_FRAME_CHARS is sent without `data`.
+ */
+export function serializeFrame(message: AnyMessage): string {
+  let text: string;
+  try {
+    text = JSON.stringify(message);
+  } catch (error) {
+    log.error(`an outgoing frame could not be serialized: ${error instanceof Error ? error.message : String(error)}`);
+    if (!("id" in message) || "method" in message) return "";
+    return JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32603, message: "Internal error: the response could not be serialized" } });
+  }
+  if (text.length > MAX_ERROR_FRAME_CHARS && "error" in message && message.error) {
+    const { code, message: description } = message.error;
+    return JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code, message: description.slice(0, 1000) } });
+  }
+  return text;
 }
 
 /**
@@ -54,7 +81,7 @@ export function jsonLinesWritable(output: NodeJS.WritableStream): JsonLinesOutpu
  * This sink implements exactly that writer protocol (`getWriter` → `write` → `releaseLock`,
  * plus `ready`, `closed`, `close`, `abort`) without the per-frame allocations.
  */
-function messageSink(write: (message: AnyMessage) => Promise<void>): WritableStream<AnyMessage> {
+function messageSink(write: (message: AnyMessage) => Promise<void>, flush: () => Promise<void> | undefined): WritableStream<AnyMessage> {
   const closed = new Promise<undefined>(() => undefined);
   const writer = {
     get desiredSize() {
@@ -64,21 +91,21 @@ function messageSink(write: (message: AnyMessage) => Promise<void>): WritableStr
     closed,
     write,
     releaseLock: () => undefined,
-    close: () => Promise.resolve(),
+    close: () => flush() ?? Promise.resolve(),
     abort: () => Promise.resolve(),
   };
   const sink = {
     locked: false,
     getWriter: () => writer,
-    close: () => Promise.resolve(),
+    close: () => flush() ?? Promise.resolve(),
     abort: () => Promise.resolve(),
   };
   return sink as unknown as WritableStream<AnyMessage>;
 }
 
-/** Two ways into one ordered output: JSON-RPC messages, and ready-made NDJSON bytes. */
+/** The ordered output: JSON-RPC messages, each written as one line. */
 export interface JsonLinesOutput {
   messages: WritableStream<AnyMessage>;
-  /** For the SDK's NDJSON reader, which answers unparseable input lines itself. */
-  bytes: WritableStream<Uint8Array>;
+  /** Writes what is pending now; resolves when the stream has taken it (after `drain` if it pushed back). */
+  flush(): Promise<void>;
 }

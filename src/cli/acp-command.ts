@@ -1,3 +1,4 @@
+import { constants } from "node:os";
 import { parseArgs } from "node:util";
 import { Runtime } from "../runtime/runtime.js";
 import { killAllProcesses } from "../tools/process/process-group.js";
@@ -34,19 +35,59 @@ export async function runAcpCommand(argv: string[]): Promise<number> {
   process.once("exit", killAllProcesses);
   const runtime = new Runtime({ home: paths.home });
   const { serveAcp } = await import("../acp/server.js");
-  const stop = (signal: string): void => {
-    log.info(`received ${signal}, exiting`);
-    void log.close().finally(() => process.exit(0));
-  };
-  process.once("SIGTERM", () => stop("SIGTERM"));
-  process.once("SIGINT", () => stop("SIGINT"));
+  const shutdown = installShutdownHandlers();
+  let code: number;
   try {
-    await serveAcp(runtime, process.stdin, process.stdout);
+    const end = await serveAcp(runtime, process.stdin, process.stdout, { signal: shutdown.signal });
+    code = end === "stopped" ? shutdown.exitCode() : 0;
   } catch (error) {
     log.error("ACP agent crashed", error);
-    await log.close();
-    return 1;
+    code = 1;
   }
+  killAllProcesses();
   await log.close();
-  return 0;
+  // Nothing should outlive serving; if a stray handle would keep the loop alive, exit anyway.
+  setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
+  return code;
+}
+
+/** Signals that stop the server the way closing stdin does. */
+const SHUTDOWN_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+/** How long a shutdown may take (closing sessions, flushing logs) before the process exits regardless. */
+const EXIT_GRACE_MS = 3000;
+
+/**
+ * Exit codes follow convention: 0 after the client closed stdin, 128 + the signal's number after
+ * SIGTERM, SIGINT or SIGHUP, 1 after a crash. A signal aborts `signal`, which makes the server
+ * close every session (and so every tool process group) and return; a second signal, or a
+ * shutdown that outlasts EXIT_GRACE_MS, exits at once. An uncaught exception or unhandled
+ * rejection is logged and exits 1. The `exit` hook installed by the caller kills any process
+ * group still alive in every case.
+ */
+function installShutdownHandlers(): { signal: AbortSignal; exitCode: () => number } {
+  const controller = new AbortController();
+  let received: NodeJS.Signals | undefined;
+  const exitCode = (): number => (received ? 128 + (constants.signals[received] ?? 0) : 0);
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (received) {
+      process.exit(exitCode());
+      return;
+    }
+    received = signal;
+    log.info(`received ${signal}, shutting down`);
+    controller.abort();
+    setTimeout(() => {
+      log.warn(`shutdown after ${signal} took over ${EXIT_GRACE_MS} ms; exiting`);
+      void log.close().finally(() => process.exit(exitCode()));
+    }, EXIT_GRACE_MS).unref();
+  };
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, onSignal);
+  const crash = (error: unknown): void => {
+    log.error("ACP agent crashed", error);
+    killAllProcesses();
+    void log.close().finally(() => process.exit(1));
+  };
+  process.on("uncaughtException", crash);
+  process.on("unhandledRejection", crash);
+  return { signal: controller.signal, exitCode };
 }

@@ -8,6 +8,9 @@ const LEVEL_ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, e
  * Process-wide logger. Writes to stderr and, once `logToFile` is called, to a log file.
  * Never writes to stdout: in ACP mode stdout carries JSON-RPC frames only.
  * Every line passes through the redactor installed with `setRedactor` before it is written.
+ * Long values are cut before that: a message keeps MAX_MESSAGE_CHARS, a detail MAX_DETAIL_CHARS,
+ * and every string inside a detail object MAX_VALUE_CHARS, each cut marked with the full length,
+ * so one oversized field (a 1 MB parameter) never lands in the log whole.
  */
 class Logger {
   private level: LogLevel = "info";
@@ -62,18 +65,29 @@ class Logger {
 
   private write(level: LogLevel, message: string, detail?: unknown): void {
     if (LEVEL_ORDER[level] < LEVEL_ORDER[this.level]) return;
-    const suffix = detail === undefined ? "" : ` ${formatDetail(detail)}`;
-    const line = this.redact(`${new Date().toISOString()} [${level.toUpperCase()}] ${message}${suffix}`) + "\n";
+    const suffix = detail === undefined ? "" : ` ${cut(formatDetail(detail), MAX_DETAIL_CHARS)}`;
+    const line = this.redact(`${new Date().toISOString()} [${level.toUpperCase()}] ${cut(message, MAX_MESSAGE_CHARS)}${suffix}`) + "\n";
     if (this.stderrEnabled) process.stderr.write(line);
     this.file?.write(line);
   }
+}
+
+/** Longest message logged whole. */
+export const MAX_MESSAGE_CHARS = 4000;
+/** Longest formatted detail (error stack, JSON) logged whole. */
+export const MAX_DETAIL_CHARS = 8000;
+/** Longest string inside a detail object logged whole. */
+export const MAX_VALUE_CHARS = 1000;
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… [${text.length} chars, truncated]` : text;
 }
 
 function formatDetail(detail: unknown): string {
   if (detail instanceof Error) return detail.stack ?? detail.message;
   if (typeof detail === "string") return detail;
   try {
-    return JSON.stringify(detail);
+    return JSON.stringify(detail, (_key, value: unknown) => (typeof value === "string" ? cut(value, MAX_VALUE_CHARS) : value)) ?? String(detail);
   } catch {
     return String(detail);
   }
