@@ -10,8 +10,10 @@
  * database cannot be opened or fails, `invalid_params` for bad input, `session_not_found` where
  * stated. A failed open is not cached: the next call tries again.
  */
-import { dirname, join } from "node:path";
-import { HermesError, isHermesError } from "../shared/errors.js";
+import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { errorMessage, HermesError, isHermesError } from "../shared/errors.js";
 import { log } from "../shared/logger.js";
 import { FOREIGN_SCHEMA } from "./migrations.js";
 import { messagesAround, readSession, recentSessions, type RecentSession, type SessionTranscript } from "./browse.js";
@@ -19,6 +21,7 @@ import { Connection } from "./connection.js";
 import { appendMessages, loadMessageRows, sessionMeta } from "./messages.js";
 import { describeSqliteFailure, openStateDb, type OpenStateDbOptions } from "./open.js";
 import { searchMessages, type SearchOptions, type SearchResult } from "./search.js";
+import { loadSqlite, type Database } from "./sqlite.js";
 import * as sessions from "./sessions.js";
 import type {
   ListSessionsOptions,
@@ -169,7 +172,13 @@ export class StateStore {
     try {
       this.connection = new Connection(openStateDb(this.path, this.options), this.path);
     } catch (error) {
-      if (!isHermesError(error) || error.data?.reason !== FOREIGN_SCHEMA) throw error;
+      if (!isHermesError(error) || error.data?.reason !== FOREIGN_SCHEMA) {
+        const snapshot = readOnlySnapshot(this.path);
+        if (!snapshot) throw error;
+        log.warn(`${this.path} cannot be written (${errorMessage(error)}); sessions are read from a copy and new turns are not saved`);
+        this.connection = new Connection(snapshot, this.path);
+        return this.connection;
+      }
       const own = join(dirname(this.path), "state-acp.db");
       log.warn(`${this.path} belongs to another Hermes (its schema is not ours); hermes-acp keeps its sessions in ${own}`);
       this.connection = new Connection(openStateDb(own, this.options), own);
@@ -185,5 +194,37 @@ export class StateStore {
       if (error instanceof HermesError) throw error;
       throw new HermesError("internal", `state database ${this.path}: ${describeSqliteFailure(error)}`);
     }
+  }
+}
+
+/**
+ * A read-only copy of `path` when its folder cannot be written (a read-only home): SQLite cannot
+ * open a WAL database there even for reading (it must create the `-shm` file), so the database
+ * and its `-wal` are copied to a private temp folder and the copy is opened read-only. Stored
+ * history then lists, loads and searches; every write fails with SQLite's read-only error, which
+ * the session recorder reports to the user. Undefined when the folder is writable (the open
+ * failed for another reason) or there is nothing to read.
+ */
+function readOnlySnapshot(path: string): Database | undefined {
+  if (!existsSync(path) || isWritable(dirname(path))) return undefined;
+  try {
+    const dir = mkdtempSync(join(tmpdir(), "hermes-readonly-db-"));
+    const copy = join(dir, basename(path));
+    copyFileSync(path, copy);
+    if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    const Sqlite = loadSqlite();
+    return new Sqlite(copy, { readonly: true, fileMustExist: true });
+  } catch {
+    return undefined;
+  }
+}
+
+function isWritable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { methods } from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
-import { spawnAgent } from "../support/acp-client.js";
+import { BUILT_BINARY, spawnAgent } from "../support/acp-client.js";
+import { sandboxUsable } from "../support/sandbox.js";
 import { e2eSuite } from "../support/e2e-suite.js";
 
 /** Issue 10: a conversation that cannot be saved says so in the turn, and what is stored stays as it was. */
@@ -47,5 +48,29 @@ describe("a broken config.yaml", () => {
     await suite.agent.initialize();
     const listed = await suite.agent.connection.agent.request(methods.agent.session.list, {});
     expect(listed.sessions.map((session) => session.sessionId)).toContain(sessionId);
+  });
+});
+
+describe.runIf(await sandboxUsable())("a read-only HERMES_HOME (a real read-only bind mount)", () => {
+  it("lists and loads the stored history, answers new prompts, and says they are not saved", async () => {
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    await suite.agent.initialize();
+    const { sessionId } = await suite.agent.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
+    suite.llm.push({ text: "stored answer" });
+    await suite.agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "remember the quokka" }] });
+    await suite.agent.close();
+    const readOnly = ["bwrap", "--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", suite.home.home, suite.home.home, "--"];
+    suite.agent = spawnAgent({ env: suite.home.env(), command: [...readOnly, process.execPath, BUILT_BINARY, "acp"] });
+    await suite.agent.initialize();
+    const listed = await suite.agent.connection.agent.request(methods.agent.session.list, {});
+    expect(listed.sessions.map((session) => session.sessionId)).toContain(sessionId);
+    await suite.agent.connection.agent.request(methods.agent.session.load, { sessionId, cwd: suite.home.workspace, mcpServers: [] });
+    expect(JSON.stringify(suite.agent.updates)).toContain("remember the quokka");
+    suite.llm.push({ text: "fresh answer" });
+    const turn = await suite.agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "and now?" }] });
+    expect(turn.stopReason).toBe("end_turn");
+    const text = JSON.stringify(suite.agent.updates);
+    expect(text).toContain("fresh answer");
+    expect(text).toMatch(/not being saved to state.db: [^"]*read-only/);
   });
 });
