@@ -124,6 +124,7 @@ export function migrate(db: Database, path: string, migrations: readonly Migrati
     throw new HermesError(
       "internal",
       `state database ${path} has schema version ${current}, newer than this hermes-acp understands (${latest}); upgrade hermes-acp`,
+      { reason: NEWER_SCHEMA },
     );
   }
   if (current === latest) return;
@@ -140,6 +141,8 @@ export function migrate(db: Database, path: string, migrations: readonly Migrati
 
 /** `data.reason` of the error for a state.db another program (Python Hermes) created. */
 export const FOREIGN_SCHEMA = "foreign_schema";
+/** `HermesError.data.reason` of a state.db written by a newer hermes-acp. */
+export const NEWER_SCHEMA = "newer_schema";
 
 function refuseForeignDatabase(db: Database, path: string): void {
   const tables = db.prepare<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();

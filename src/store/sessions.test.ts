@@ -259,3 +259,27 @@ describe("tool details", () => {
     expect(rows[0]?.toolDetails).toBeUndefined();
   });
 });
+
+describe("a state.db written by a newer hermes-acp", () => {
+  it("is read, never written: listing works, a write names both schema versions, the file is unchanged", async () => {
+    const { mkdtempSync, readFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { StateStore } = await import("./state-store.js");
+    const { loadSqlite } = await import("./sqlite.js");
+    const path = join(mkdtempSync(join(tmpdir(), "hermes-newer-")), "state.db");
+    const writer = new StateStore(path);
+    const meta = writer.createSession({ id: "s-newer", cwd: "/w", model: "m", provider: "custom" });
+    writer.appendMessage(meta, { role: "user", content: "kept" });
+    writer.close();
+    const raw = new (loadSqlite())(path);
+    raw.pragma("user_version = 999");
+    raw.close();
+    const before = readFileSync(path);
+    const store = new StateStore(path);
+    expect(store.getSession("s-newer")?.messageCount).toBe(1);
+    expect(() => store.appendMessage(meta, { role: "user", content: "new" })).toThrow(/schema version 999, newer than this hermes-acp understands/);
+    store.close();
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+});

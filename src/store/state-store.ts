@@ -15,13 +15,13 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { errorMessage, HermesError, isHermesError } from "../shared/errors.js";
 import { log } from "../shared/logger.js";
-import { FOREIGN_SCHEMA } from "./migrations.js";
+import { FOREIGN_SCHEMA, NEWER_SCHEMA } from "./migrations.js";
 import { messagesAround, readSession, recentSessions, type RecentSession, type SessionTranscript } from "./browse.js";
 import { Connection } from "./connection.js";
 import { appendMessages, loadMessageRows, sessionMeta } from "./messages.js";
 import { describeSqliteFailure, openStateDb, type OpenStateDbOptions } from "./open.js";
 import { searchMessages, type SearchOptions, type SearchResult } from "./search.js";
-import { loadSqlite, type Database } from "./sqlite.js";
+import { isSqliteError, loadSqlite, type Database } from "./sqlite.js";
 import * as sessions from "./sessions.js";
 import type {
   ListSessionsOptions,
@@ -42,6 +42,8 @@ export interface StateStoreOptions extends OpenStateDbOptions {
 export class StateStore {
   readonly path: string;
   private connection: Connection | undefined;
+  /** Why the database is open read-only (a newer schema, a read-only folder); undefined when writable. */
+  private writeRefusal: HermesError | undefined;
   private readonly options: StateStoreOptions;
   private readonly now: () => number;
 
@@ -60,6 +62,7 @@ export class StateStore {
   close(): void {
     const connection = this.connection;
     this.connection = undefined;
+    this.writeRefusal = undefined;
     try {
       connection?.close();
     } catch {
@@ -173,10 +176,14 @@ export class StateStore {
       this.connection = new Connection(openStateDb(this.path, this.options), this.path);
     } catch (error) {
       if (!isHermesError(error) || error.data?.reason !== FOREIGN_SCHEMA) {
-        const snapshot = readOnlySnapshot(this.path);
-        if (!snapshot) throw error;
-        log.warn(`${this.path} cannot be written (${errorMessage(error)}); sessions are read from a copy and new turns are not saved`);
-        this.connection = new Connection(snapshot, this.path);
+        const newer = isHermesError(error) && error.data?.reason === NEWER_SCHEMA;
+        const readOnly = newer ? openReadOnly(this.path) : readOnlySnapshot(this.path);
+        if (!readOnly) throw error;
+        log.warn(`${this.path} cannot be written (${errorMessage(error)}); its sessions are read only and new turns are not saved`);
+        this.connection = new Connection(readOnly, this.path);
+        this.writeRefusal = newer
+          ? (error as HermesError)
+          : new HermesError("internal", `state database ${this.path} is in a read-only folder: stored sessions can be read, new turns cannot be saved`);
         return this.connection;
       }
       const own = join(dirname(this.path), "state-acp.db");
@@ -192,6 +199,8 @@ export class StateStore {
       return operation();
     } catch (error) {
       if (error instanceof HermesError) throw error;
+      // A database opened read-only after a refused open: the refusal says why better than SQLite.
+      if (this.writeRefusal && isSqliteError(error) && error.code.startsWith("SQLITE_READONLY")) throw this.writeRefusal;
       throw new HermesError("internal", `state database ${this.path}: ${describeSqliteFailure(error)}`);
     }
   }
@@ -215,6 +224,15 @@ function readOnlySnapshot(path: string): Database | undefined {
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
     const Sqlite = loadSqlite();
     return new Sqlite(copy, { readonly: true, fileMustExist: true });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The database itself, read-only (a newer schema: what this version knows of it can still be read). */
+function openReadOnly(path: string): Database | undefined {
+  try {
+    return new (loadSqlite())(path, { readonly: true, fileMustExist: true });
   } catch {
     return undefined;
   }
