@@ -108,6 +108,21 @@ describe.runIf(usable)("the sandbox, end to end", () => {
     expect(existsSync(target)).toBe(true);
   });
 
+  it("in plan mode runs read-only commands and refuses writes", async () => {
+    writeFileSync(join(home.workspace, "notes.txt"), "plan me\n");
+    const sessionId = await start();
+    await agent!.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: "plan" });
+    llm.push(
+      { tool_calls: [{ id: "t1", name: "terminal", arguments: { command: "cat notes.txt" } }] },
+      { tool_calls: [{ id: "t2", name: "terminal", arguments: { command: "touch made-in-plan" } }] },
+      { text: "here is the plan" },
+    );
+    await prompt(sessionId, "plan it");
+    expect(toolResult(1, "t1").output).toBe("plan me");
+    expect(toolResult(2, "t2").exit_code).not.toBe(0);
+    expect(existsSync(join(home.workspace, "made-in-plan"))).toBe(false);
+  });
+
   it("a SIGKILLed agent leaves no command running", async () => {
     const marker = `${5000 + Math.floor(Math.random() * 900)}.${Math.floor(Math.random() * 1e6)}`;
     const sessionId = await start();

@@ -49,7 +49,8 @@ describe("sandbox plan", () => {
     const writable = plan.mounts.filter((mount) => mount.access === "writable").map((mount) => mount.path);
     expect(writable.every((path) => [root, "/tmp", "/var/tmp", "/dev/shm"].includes(path))).toBe(true);
     expect(writable).toContain(root);
-    expect(access(plan.mounts, cwd)).toEqual([]);
+    // The workspace lies inside temp here: it is mounted read-only on top.
+    expect(access(plan.mounts, cwd)).toEqual(["read-only"]);
     const config = defaultConfig();
     config.sandbox.mode = "off";
     expect(planSandbox({ settings: sandboxSettings(config, false), cwd, hermesHome, home })).toBeUndefined();
@@ -75,7 +76,8 @@ describe("sandbox plan", () => {
     const plan = planSandbox({ settings: sandboxSettings(config, false), cwd, hermesHome, home, tmp: root, callReadOnly: [state], callWritable: [join(state, "call-1")] })!;
     expect(access(plan.mounts, join(home, "work"))).toEqual(["hidden"]);
     // Nothing beneath a hidden folder is mounted: the workspace inside it stays hidden.
-    expect(access(plan.mounts, cwd)).toEqual([]);
+    // The workspace lies inside temp here: it is mounted read-only on top.
+    expect(access(plan.mounts, cwd)).toEqual(["read-only"]);
     expect(access(plan.mounts, state)).toEqual(["read-only"]);
     expect(access(plan.mounts, join(state, "call-1"))).toEqual(["writable"]);
   });

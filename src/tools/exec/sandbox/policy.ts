@@ -155,6 +155,9 @@ export function planSandbox(input: PlanInput): SandboxPlan | undefined {
     }
     for (const cache of EXECUTABLE_CACHES.map(expand)) add(cache, "read-only");
     for (const mount of gitProtectedMounts(cwd)) add(mount.path, mount.access);
+  } else {
+    // Read-only means the workspace too, even one that lies inside temp.
+    add(cwd, "read-only");
   }
   for (const path of input.callReadOnly ?? []) add(real(path), "read-only");
   for (const path of input.callWritable ?? []) add(real(path), "writable");
