@@ -76,8 +76,7 @@ describe("sandbox plan", () => {
     const plan = planSandbox({ settings: sandboxSettings(config, false), cwd, hermesHome, home, tmp: root, callReadOnly: [state], callWritable: [join(state, "call-1")] })!;
     expect(access(plan.mounts, join(home, "work"))).toEqual(["hidden"]);
     // Nothing beneath a hidden folder is mounted: the workspace inside it stays hidden.
-    // The workspace lies inside temp here: it is mounted read-only on top.
-    expect(access(plan.mounts, cwd)).toEqual(["read-only"]);
+    expect(access(plan.mounts, cwd)).toEqual([]);
     expect(access(plan.mounts, state)).toEqual(["read-only"]);
     expect(access(plan.mounts, join(state, "call-1"))).toEqual(["writable"]);
   });
