@@ -10,9 +10,10 @@
  * database cannot be opened or fails, `invalid_params` for bad input, `session_not_found` where
  * stated. A failed open is not cached: the next call tries again.
  */
-import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { canAccess } from "../shared/access.js";
 import { errorMessage, HermesError, isHermesError } from "../shared/errors.js";
 import { log } from "../shared/logger.js";
 import { FOREIGN_SCHEMA, NEWER_SCHEMA } from "./migrations.js";
@@ -215,7 +216,7 @@ export class StateStore {
  * failed for another reason) or there is nothing to read.
  */
 function readOnlySnapshot(path: string): Database | undefined {
-  if (!existsSync(path) || isWritable(dirname(path))) return undefined;
+  if (!existsSync(path) || canAccess(dirname(path), "w")) return undefined;
   try {
     const dir = mkdtempSync(join(tmpdir(), "hermes-readonly-db-"));
     const copy = join(dir, basename(path));
@@ -235,14 +236,5 @@ function openReadOnly(path: string): Database | undefined {
     return new (loadSqlite())(path, { readonly: true, fileMustExist: true });
   } catch {
     return undefined;
-  }
-}
-
-function isWritable(dir: string): boolean {
-  try {
-    accessSync(dir, constants.W_OK);
-    return true;
-  } catch {
-    return false;
   }
 }

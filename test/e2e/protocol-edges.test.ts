@@ -2,20 +2,17 @@ import { existsSync, readFileSync } from "node:fs";
 import { once } from "node:events";
 import { join } from "node:path";
 import { methods, RequestError } from "@agentclientprotocol/sdk/unstable";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BUILT_BINARY, spawnAgent, type AgentProcess } from "../support/acp-client.js";
-import { startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { BUILT_BINARY, spawnAgent } from "../support/acp-client.js";
+import { e2eSuite } from "../support/e2e-suite.js";
 import { sleepCommands, sleepers } from "../support/processes.js";
-import { createTempHome, type TempHome } from "../support/temp-home.js";
 
 /**
  * Protocol edges end to end, with the built binary: frames too big, too deep or invalid are
  * answered with short errors and the server keeps serving; params are type-checked; signals and
  * end of input exit with conventional codes and leave no process behind.
  */
-let llm: FakeLlm;
-let home: TempHome;
-let agent: AgentProcess | undefined;
+const suite = e2eSuite();
 
 interface Frame {
   id?: unknown;
@@ -26,24 +23,13 @@ beforeAll(() => {
   if (!existsSync(BUILT_BINARY)) throw new Error(`${BUILT_BINARY} is missing: run npm run build (npm test does it)`);
 });
 
-beforeEach(async () => {
-  llm = await startFakeLlm();
-  home = createTempHome({ baseUrl: llm.baseUrl });
-});
-
-afterEach(async () => {
-  await agent?.close();
-  agent = undefined;
-  await llm.close();
-  home.cleanup();
-});
 
 const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 /** The raw stdout line answering `id`, once it has arrived. */
 async function rawAnswer(id: string | null, after = 0): Promise<{ line: string; frame: Frame }> {
   for (;;) {
-    const lines = agent!.stdoutLines().slice(after);
+    const lines = suite.agent!.stdoutLines().slice(after);
     for (const line of lines) {
       const frame = JSON.parse(line) as Frame;
       if (frame.id === id && frame.error) return { line, frame };
@@ -57,8 +43,8 @@ async function rawAnswer(id: string | null, after = 0): Promise<{ line: string; 
  * chunk written while the stream needs a drain, so the client's next request would be lost.
  */
 async function writeRawDrained(text: string): Promise<void> {
-  agent!.writeRaw(text);
-  const stdin = agent!.child.stdin!;
+  suite.agent!.writeRaw(text);
+  const stdin = suite.agent!.child.stdin!;
   if (stdin.writableNeedDrain) await once(stdin, "drain");
 }
 
@@ -72,40 +58,40 @@ async function rejection(promise: Promise<unknown>): Promise<RequestError> {
 }
 
 async function stillServes(): Promise<void> {
-  const { sessionId } = await agent!.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
+  const { sessionId } = await suite.agent!.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
   expect(sessionId).toBeTruthy();
 }
 
 function exited(): Promise<number | null> {
   return new Promise((resolve) => {
-    if (agent!.child.exitCode !== null) resolve(agent!.child.exitCode);
-    else agent!.child.once("exit", (code) => resolve(code));
+    if (suite.agent!.child.exitCode !== null) resolve(suite.agent!.child.exitCode);
+    else suite.agent!.child.once("exit", (code) => resolve(code));
   });
 }
 
 describe("oversize, deep and invalid frames", () => {
   it("answers a request nested 6,000 levels deep with a short -32600 to its id and keeps serving", async () => {
-    agent = spawnAgent({ env: home.env() });
-    await agent.initialize();
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    await suite.agent.initialize();
     const deep = "[".repeat(6000) + "]".repeat(6000);
-    agent.writeRaw(`{"jsonrpc":"2.0","id":"deep","method":"session/new","params":{"cwd":"/tmp","x":${deep}}}\n`);
+    suite.agent.writeRaw(`{"jsonrpc":"2.0","id":"deep","method":"session/new","params":{"cwd":"/tmp","x":${deep}}}\n`);
     const answer = await rawAnswer("deep");
     expect(answer.frame.error?.code).toBe(-32600);
     expect(answer.line.length).toBeLessThan(300);
     // The shape the issue reported: an invalid message (no method) that the SDK used to echo back.
-    const before = agent.stdoutLines().length;
-    agent.writeRaw(`{"jsonrpc":"2.0","x":${deep}}\n`);
+    const before = suite.agent.stdoutLines().length;
+    suite.agent.writeRaw(`{"jsonrpc":"2.0","x":${deep}}\n`);
     const invalid = await rawAnswer(null, before);
     expect(invalid.frame.error?.code).toBe(-32600);
     expect(invalid.line.length).toBeLessThan(300);
     await stillServes();
-    expect(await agent.close()).toBe(0);
-    agent = undefined;
+    expect(await suite.agent.close()).toBe(0);
+    suite.agent = undefined;
   });
 
   it("answers a 40 MiB line with -32600, discards it, and keeps serving", async () => {
-    agent = spawnAgent({ env: home.env() });
-    await agent.initialize();
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    await suite.agent.initialize();
     const pad = "a".repeat(40 * 1024 * 1024);
     await writeRawDrained(`{"jsonrpc":"2.0","id":"big","method":"session/new","params":{"cwd":"/tmp","mcpServers":[],"pad":"${pad}"}}\n`);
     const answer = await rawAnswer("big");
@@ -113,13 +99,13 @@ describe("oversize, deep and invalid frames", () => {
     expect(answer.frame.error?.message).toMatch(/exceeds/);
     expect(answer.line.length).toBeLessThan(300);
     await stillServes();
-    expect(await agent.close()).toBe(0);
-    agent = undefined;
+    expect(await suite.agent.close()).toBe(0);
+    suite.agent = undefined;
   });
 
   it("answers a 12 MB invalid frame with a short error, not a copy of it", async () => {
-    agent = spawnAgent({ env: home.env() });
-    await agent.initialize();
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    await suite.agent.initialize();
     await writeRawDrained(`{"jsonrpc":"2.0","junk":"${"b".repeat(12 * 1024 * 1024)}"}\n`);
     const answer = await rawAnswer(null);
     expect(answer.frame.error?.code).toBe(-32600);
@@ -128,15 +114,15 @@ describe("oversize, deep and invalid frames", () => {
   });
 
   it("keeps a 1 MB field out of the log and out of the answer", async () => {
-    agent = spawnAgent({ env: home.env() });
-    await agent.initialize();
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    await suite.agent.initialize();
     const huge = "m".repeat(1024 * 1024);
-    const error = await rejection(agent.connection.agent.request(methods.agent.authenticate, { methodId: huge }));
+    const error = await rejection(suite.agent.connection.agent.request(methods.agent.authenticate, { methodId: huge }));
     expect(error.code).toBeLessThan(0);
     expect(error.message.length).toBeLessThan(5000);
-    expect(await agent.close()).toBe(0);
-    agent = undefined;
-    const log = readFileSync(join(home.home, "logs", "agent.log"), "utf8");
+    expect(await suite.agent.close()).toBe(0);
+    suite.agent = undefined;
+    const log = readFileSync(join(suite.home.home, "logs", "agent.log"), "utf8");
     expect(log).not.toContain(huge);
     for (const line of log.split("\n")) expect(line.length).toBeLessThan(20_000);
   });
@@ -144,20 +130,20 @@ describe("oversize, deep and invalid frames", () => {
 
 describe("params", () => {
   it("rejects wrong types and bad paths with -32602 naming the field", async () => {
-    agent = spawnAgent({ env: home.env() });
+    suite.agent = spawnAgent({ env: suite.home.env() });
     const init = await rejection(
-      agent.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: "x" as unknown as object }),
+      suite.agent.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: "x" as unknown as object }),
     );
     expect(init.code).toBe(-32602);
     expect(init.message).toContain("clientCapabilities");
-    await agent.initialize();
-    const nul = await rejection(agent.connection.agent.request(methods.agent.session.new, { cwd: `${home.workspace}/a\0b`, mcpServers: [] }));
+    await suite.agent.initialize();
+    const nul = await rejection(suite.agent.connection.agent.request(methods.agent.session.new, { cwd: `${suite.home.workspace}/a\0b`, mcpServers: [] }));
     expect(nul.code).toBe(-32602);
     expect(nul.message).toMatch(/cwd.*NUL/);
-    const list = await rejection(agent.connection.agent.request(methods.agent.session.list, { cwd: "relative" }));
+    const list = await rejection(suite.agent.connection.agent.request(methods.agent.session.list, { cwd: "relative" }));
     expect(list.code).toBe(-32602);
     expect(list.message).toContain("cwd");
-    const wrongType = await rejection(agent.connection.agent.request(methods.agent.session.new, { cwd: 42 as unknown as string, mcpServers: [] }));
+    const wrongType = await rejection(suite.agent.connection.agent.request(methods.agent.session.new, { cwd: 42 as unknown as string, mcpServers: [] }));
     expect(wrongType.message).toContain("cwd");
     await stillServes();
   });
@@ -165,34 +151,34 @@ describe("params", () => {
 
 describe("shutdown", () => {
   it("SIGHUP during a running command exits 129 and leaves no process behind; load with a relative cwd is refused while busy", async () => {
-    agent = spawnAgent({ env: home.env() });
-    await agent.initialize();
-    const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    await suite.agent.initialize();
+    const { sessionId } = await suite.agent.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
     const marker = `${7000 + Math.floor(Math.random() * 900)}.${Math.floor(Math.random() * 1e6)}`;
-    llm.push({ tool_calls: [{ id: "s1", name: "terminal", arguments: { command: `sleep ${marker} & sleep ${marker}; wait` } }] }, { text: "after" });
-    void agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "sleep" }] }).catch(() => undefined);
+    suite.llm.push({ tool_calls: [{ id: "s1", name: "terminal", arguments: { command: `sleep ${marker} & sleep ${marker}; wait` } }] }, { text: "after" });
+    void suite.agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "sleep" }] }).catch(() => undefined);
     while (sleepCommands(marker).length < 2) await pause();
 
-    const load = await rejection(agent.connection.agent.request(methods.agent.session.load, { sessionId, cwd: "relative/dir", mcpServers: [] }));
+    const load = await rejection(suite.agent.connection.agent.request(methods.agent.session.load, { sessionId, cwd: "relative/dir", mcpServers: [] }));
     expect(load.code).toBe(-32602);
     expect(load.message).toContain("cwd");
 
     const exit = exited();
-    agent.child.kill("SIGHUP");
+    suite.agent.child.kill("SIGHUP");
     expect(await exit).toBe(129);
     while (sleepers(marker).length) await pause();
     expect(sleepers(marker)).toEqual([]);
   });
 
   it("SIGTERM exits 143 and closing stdin exits 0", async () => {
-    agent = spawnAgent({ env: home.env() });
-    await agent.initialize();
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    await suite.agent.initialize();
     const exit = exited();
-    agent.child.kill("SIGTERM");
+    suite.agent.child.kill("SIGTERM");
     expect(await exit).toBe(143);
-    agent = spawnAgent({ env: home.env() });
-    await agent.initialize();
-    expect(await agent.close()).toBe(0);
-    agent = undefined;
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    await suite.agent.initialize();
+    expect(await suite.agent.close()).toBe(0);
+    suite.agent = undefined;
   });
 });

@@ -66,15 +66,6 @@ export class ShellState implements DisposableState {
   }
 
   /**
-   * The session's state folder (snapshots), created on first use. A sandboxed command gets it
-   * read-only and only its own `callDir` writable, so no command can change what the next one
-   * sources.
-   */
-  stateFolder(): string {
-    return this.folder();
-  }
-
-  /**
    * Adopts the state a call wrote on a normal end: exported variables always, the cwd only when
    * `keepCwd` is false (a per-command `workdir` does not move the session's shell). Missing or
    * unreadable files keep the old state.

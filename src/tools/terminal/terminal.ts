@@ -137,7 +137,8 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
   const files = args.background ? shell.backgroundFiles({ fresh: escalation !== undefined }) : shell.prepareCall({ fresh: escalation !== undefined });
   const confinement = await confine(ctx, {
     escalated: escalation !== undefined,
-    paths: { readOnly: [shell.stateFolder()], writable: files.callDir ? [files.callDir] : [] },
+    // The session's snapshots live in the agent's temp folder, which every sandbox mounts read-only.
+    paths: { writable: files.callDir ? [files.callDir] : [] },
   });
   const settle = (): void => shell.discard(files);
   if (confinement.kind === "refused") {

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { canAccess } from "../../../shared/access.js";
 import { delimiter, join } from "node:path";
 import { SANDBOX_EXEC } from "./seatbelt.js";
 
@@ -29,7 +29,7 @@ export function resetSandboxProbe(): void {
 
 async function probe(): Promise<SandboxAvailability> {
   if (process.platform === "darwin") {
-    return executable(SANDBOX_EXEC) ? { kind: "seatbelt", path: SANDBOX_EXEC } : { kind: "none", reason: `${SANDBOX_EXEC} was not found` };
+    return canAccess(SANDBOX_EXEC, "x") ? { kind: "seatbelt", path: SANDBOX_EXEC } : { kind: "none", reason: `${SANDBOX_EXEC} was not found` };
   }
   if (process.platform !== "linux") return { kind: "none", reason: `no sandbox is supported on ${process.platform}` };
   const bwrap = findOnPath("bwrap");
@@ -48,16 +48,7 @@ function findOnPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
     if (!dir) continue;
     const candidate = join(dir, name);
-    if (executable(candidate)) return candidate;
+    if (canAccess(candidate, "x")) return candidate;
   }
   return undefined;
-}
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
