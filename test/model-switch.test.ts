@@ -78,6 +78,7 @@ describe("model switching through the runtime", () => {
     expect(resolved).toMatchObject({ provider: "claude", model: "claude-x", apiMode: "anthropic_messages" });
     expect(session.model).toBe("claude-x");
     expect(session.systemPrompt).toMatch(/\nModel: claude-x\nProvider: claude$/);
+    await session.saved();
     expect(runtime.store.getSession(session.id)).toMatchObject({ model: "claude-x", provider: "claude" });
 
     writeFileSync(join(home.workspace, "notes.txt"), "remember the milk\n");

@@ -61,6 +61,8 @@ async function liveSession(
     runtime.addMcpServers(existing.session, mcpServers);
     return { live: existing };
   }
+  // What the live session has queued must be in state.db before it is read back.
+  await existing?.session.saved();
   const restored = await runtime.restoreWithTranscript(sessionId, cwd, { mcpServers });
   if (!restored) {
     if (existing) {
@@ -99,6 +101,7 @@ export async function handleResume(runtime: Runtime, sessions: SessionManager, c
 /** `session/fork`: a new session with a deep copy of the history, in the new cwd, parent set. */
 export async function handleFork(runtime: Runtime, sessions: SessionManager, client: AgentContext, params: ForkSessionRequest): Promise<ForkSessionResponse> {
   const mcpServers = parseMcpServers(params.mcpServers);
+  await sessions.find(params.sessionId)?.session.saved();
   let forked = await runtime.forkSession(params.sessionId, params.cwd, { mcpServers });
   if (!forked) {
     // A session that was opened but never prompted has nothing stored: its fork starts empty.

@@ -49,6 +49,11 @@ export interface TurnInput {
    */
   onAppend?: (message: ChatMessage, toolOutcome?: ToolOutcome) => void;
   newMessageId: () => string;
+  /**
+   * Called on each piece of answer text as it streams, with the whole text of the model call in
+   * progress so far (what the user has seen of it), for storing it before it lands. Must not throw.
+   */
+  onStreamText?: (textSoFar: string) => void;
   /** Refuses tools the session's mode does not allow (plan mode). */
   toolGate?: ToolGate;
   /**
@@ -126,6 +131,14 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     const withTools = iteration < input.maxTurns;
     const messageId = input.newMessageId();
     const prepared = input.prepareMessages ? await input.prepareMessages(history, signal) : history;
+    let streamed = "";
+    const onStreamText = input.onStreamText;
+    const stepEmit: EmitAgentEvent = onStreamText
+      ? (event) => {
+          emit(event);
+          if (event.type === "message_delta" && event.messageId === messageId) onStreamText((streamed += event.text));
+        }
+      : emit;
     const step = await runModelStep({
       provider: input.provider,
       request: {
@@ -136,7 +149,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
       },
       messageId,
       signal,
-      emit,
+      emit: stepEmit,
       policy,
       budget,
       ...(input.maxResponseChars !== undefined ? { maxResponseChars: input.maxResponseChars } : {}),

@@ -1,53 +1,169 @@
 import type { ToolOutcome } from "../agent/loop.js";
 import type { ChatMessage } from "../llm/types.js";
-import { errorMessage } from "../shared/errors.js";
+import { errorMessage, isHermesError } from "../shared/errors.js";
 import { log } from "../shared/logger.js";
 import { describeSqliteFailure } from "../store/open.js";
 import type { StateStore } from "../store/state-store.js";
 import type { SessionMeta } from "../store/types.js";
 
+/** Tuning of a recorder; the defaults are what the agent runs with, tests shorten them. */
+export interface RecorderOptions {
+  /** How long one write attempt waits for another process's lock before giving way (ms). */
+  attemptBusyMs?: number;
+  /** How long `settle` waits for a locked database before reporting it (ms). */
+  settleGraceMs?: number;
+  /** Streamed text is stored at least this often while it arrives (ms)… */
+  streamEveryMs?: number;
+  /** …and whenever this many characters arrived since it was last stored. */
+  streamEveryChars?: number;
+}
+
+const DEFAULTS: Required<RecorderOptions> = { attemptBusyMs: 20, settleGraceMs: 5000, streamEveryMs: 1000, streamEveryChars: 4096 };
+/** Retry pauses: short while another process holds the lock, long after any other failure. */
+const LOCKED_RETRY_MS = { first: 25, max: 1000 };
+const FAILED_RETRY_MS = { first: 1000, max: 30_000 };
+/** `finish_reason` of a partial answer stored while it streams; replaced when the answer lands. */
+export const STREAMING_FINISH_REASON = "incomplete";
+
+type Write =
+  | { kind: "message"; message: ChatMessage; toolOutcome?: ToolOutcome }
+  | { kind: "partial"; text: string }
+  | { kind: "drop-partial" }
+  | { kind: "usage"; usage: { input: number; output: number; reasoning: number } }
+  | { kind: "title"; title: string }
+  | { kind: "meta"; change: { model: string; provider: string } }
+  | { kind: "end"; reason: string };
+
 /**
- * Writes one session to state.db as its turn goes: each message as it lands, then title and
- * usage. A failing store never fails the turn: the error is logged (once until it recovers), the
- * conversation goes on in memory, and `takeFailure` gives the user-facing reason once per run of
- * failures, so the front end can tell the user their conversation is not being saved.
+ * Writes one session to state.db as its turn goes, off the critical path: each message, the
+ * streamed text of the answer in progress, title, usage. Writes queue in order and are stored
+ * together a moment later (one transaction per event-loop turn); an attempt never blocks the
+ * event loop for more than `attemptBusyMs`. Decision: an ordered in-memory queue retried with
+ * short busy timeouts, not a worker thread — better-sqlite3 is synchronous either way, reads
+ * never wait for writers under WAL, and a queue keeps "what is stored" in one place without
+ * copying every message across threads.
+ *
+ * A failing store never fails the turn. A locked database is retried every 25 ms–1 s until it
+ * clears; any other failure (read-only, disk full, corrupt, newer schema) is logged, reported by
+ * `takeFailure`, and retried every 1–30 s and with each new write. Queued writes are never
+ * dropped or reordered: once the store works again the session is stored whole and in order.
+ *
+ * Streamed text: the answer in progress is stored as an assistant message with finish reason
+ * STREAMING_FINISH_REASON at most every `streamEveryMs` or `streamEveryChars`, so a crash keeps what
+ * the user saw; the answer, when it lands, takes that row's place.
+ *
+ * Contract: no method throws; everything a write needs is captured when it is called.
  */
 export class SessionRecorder {
-  private failing = false;
+  private readonly queue: Write[] = [];
+  private readonly options: Required<RecorderOptions>;
+  /** Database id of the stored partial answer, while there is one. */
+  private partialRow: number | undefined;
+  private streamed: { text: string; storedChars: number; timer?: NodeJS.Timeout } | undefined;
+  /** Cancels the flush scheduled next, while one is. */
+  private scheduled: (() => void) | undefined;
+  private retryMs = 0;
+  /** The last failed attempt: why, and whether it was only a lock (undefined while writes work). */
+  private failure: { reason: string; locked: boolean } | undefined;
+  private reportedFailure = false;
   private unreported: string | undefined;
+  private readonly idle = new Set<() => void>();
 
   constructor(
     private readonly store: StateStore,
     /** What the session row is written with; replaced by `switchModel`. */
     public meta: SessionMeta,
-  ) {}
+    options: RecorderOptions = {},
+  ) {
+    this.options = { ...DEFAULTS, ...options };
+  }
 
-  /** Writes a message; a tool result's outcome is stored beside it for replay. */
+  /** Queues a message; a tool result's outcome is stored beside it for replay. An assistant message completes the streamed one. */
   append(message: ChatMessage, toolOutcome?: ToolOutcome): void {
-    this.guard("save a message", () => this.store.appendMessage(this.meta, message, toolOutcome));
+    if (message.role === "assistant") this.stopStream();
+    this.push(toolOutcome ? { kind: "message", message, toolOutcome } : { kind: "message", message });
+  }
+
+  /**
+   * The text of the answer streaming now, in full so far (not a delta). Stored as a partial
+   * answer once `streamEveryMs` passed since it started or was last stored, or `streamEveryChars`
+   * arrived. A text that does not extend the previous one starts a new answer.
+   */
+  streaming(text: string): void {
+    if (text.trim() === "") return;
+    const current = this.streamed?.text;
+    if (current === undefined || !text.startsWith(current)) {
+      this.stopStream();
+      this.streamed = { text, storedChars: 0 };
+    } else {
+      this.streamed!.text = text;
+    }
+    const streamed = this.streamed!;
+    if (text.length - streamed.storedChars >= this.options.streamEveryChars) {
+      this.storeStreamed();
+    } else if (!streamed.timer) {
+      streamed.timer = setTimeout(() => this.storeStreamed(), this.options.streamEveryMs);
+      streamed.timer.unref();
+    }
+  }
+
+  /** The turn is over: a partial answer that no message completed is removed. */
+  endTurn(): void {
+    this.stopStream();
+    this.push({ kind: "drop-partial" });
   }
 
   setTitle(title: string): void {
-    this.guard("save the title", () => this.store.setTitle(this.meta.id, title));
+    this.push({ kind: "title", title });
   }
 
   addUsage(usage: { input: number; output: number; reasoning: number }): void {
-    this.guard("save token usage", () => this.store.updateUsage(this.meta.id, usage));
+    this.push({ kind: "usage", usage: { ...usage } });
   }
 
   /**
    * A model switch: later writes carry the new model, provider, base URL and system prompt (a
    * session row not written yet is created with them); a stored row gets the new model and
-   * provider now.
+   * provider.
    */
   switchModel(change: { model: string; provider: string; baseUrl: string; systemPrompt: string }): void {
     const modelConfig = Object.freeze({ ...this.meta.modelConfig, base_url: change.baseUrl });
     this.meta = Object.freeze({ ...this.meta, model: change.model, provider: change.provider, systemPrompt: change.systemPrompt, modelConfig });
-    this.guard("save the model switch", () => this.store.updateSessionMeta(this.meta.id, { model: change.model, provider: change.provider }));
+    this.push({ kind: "meta", change: { model: change.model, provider: change.provider } });
   }
 
   end(reason: string): void {
-    this.guard("end the session", () => this.store.endSession(this.meta.id, reason));
+    this.push({ kind: "end", reason });
+  }
+
+  /**
+   * Resolves once everything queued so far is stored, or an attempt failed for a reason other
+   * than a lock, or `graceMs` passed with the database still locked (then `takeFailure` says so
+   * and the queue keeps retrying). Never rejects.
+   */
+  settle(graceMs = this.options.settleGraceMs): Promise<void> {
+    if (this.queue.length === 0) return Promise.resolve();
+    if (this.failure && !this.failure.locked) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.idle.delete(check);
+        resolve();
+      };
+      const check = (): void => {
+        if (this.queue.length === 0 || (this.failure && !this.failure.locked)) done();
+      };
+      const timer = setTimeout(() => {
+        if (this.failure?.locked) this.report(this.failure.reason);
+        done();
+      }, graceMs);
+      this.idle.add(check);
+    });
+  }
+
+  /** True while writes wait in the queue (stored later, or failing). */
+  get pending(): boolean {
+    return this.queue.length > 0;
   }
 
   /**
@@ -61,17 +177,137 @@ export class SessionRecorder {
     return reason;
   }
 
-  private guard(what: string, write: () => unknown): void {
+  private push(write: Write): void {
+    const last = this.queue.at(-1);
+    if (write.kind === "partial" && last?.kind === "partial") this.queue[this.queue.length - 1] = write;
+    else this.queue.push(write);
+    // A new write is a reason to try a failing store again now rather than at the next retry.
+    if (this.scheduled && this.retryMs >= FAILED_RETRY_MS.first) this.cancelScheduled();
+    if (!this.scheduled) this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    if (delayMs === 0) {
+      const immediate = setImmediate(() => this.flush());
+      this.scheduled = () => clearImmediate(immediate);
+    } else {
+      const timer = setTimeout(() => this.flush(), delayMs).unref();
+      this.scheduled = () => clearTimeout(timer);
+    }
+  }
+
+  private cancelScheduled(): void {
+    this.scheduled?.();
+    this.scheduled = undefined;
+  }
+
+  /** One attempt to store the whole queue in one transaction. */
+  private flush(): void {
+    this.scheduled = undefined;
+    const batch = this.queue.slice();
+    if (batch.length === 0) return this.notifyIdle();
+    let partialRow = this.partialRow;
+    try {
+      this.store.together(
+        () => {
+          for (const write of batch) partialRow = this.apply(write, partialRow);
+        },
+        { busyTimeoutMs: this.options.attemptBusyMs },
+      );
+      this.queue.splice(0, batch.length);
+      this.partialRow = partialRow;
+      if (this.failure) log.info(`state.db writes for session ${this.meta.id} work again`);
+      this.failure = undefined;
+      this.reportedFailure = false;
+      this.retryMs = 0;
+      if (this.queue.length > 0) this.schedule(0);
+    } catch (error) {
+      this.failed(error);
+    }
+    this.notifyIdle();
+  }
+
+  /** Applies one write inside the flush transaction; answers the partial answer's row after it. */
+  private apply(write: Write, partialRow: number | undefined): number | undefined {
+    const { store, meta } = this;
+    switch (write.kind) {
+      case "message": {
+        const completes = write.message.role === "assistant" && partialRow !== undefined;
+        if (!completes || !store.replaceMessage(meta.id, partialRow!, write.message)) {
+          this.skipInvalid("save a message", () => store.appendMessage(meta, write.message, write.toolOutcome));
+        }
+        return write.message.role === "assistant" ? undefined : partialRow;
+      }
+      case "partial": {
+        const message: ChatMessage = { role: "assistant", content: write.text, finish_reason: STREAMING_FINISH_REASON };
+        if (partialRow !== undefined && store.replaceMessage(meta.id, partialRow, message)) return partialRow;
+        return store.appendMessage(meta, message);
+      }
+      case "drop-partial":
+        if (partialRow !== undefined) store.deleteMessage(meta.id, partialRow);
+        return undefined;
+      case "usage":
+        store.updateUsage(meta.id, write.usage);
+        return partialRow;
+      case "title":
+        store.setTitle(meta.id, write.title);
+        return partialRow;
+      case "meta":
+        store.updateSessionMeta(meta.id, write.change);
+        return partialRow;
+      case "end":
+        store.endSession(meta.id, write.reason);
+        return partialRow;
+    }
+  }
+
+  /** A message the store refuses as such (not a database failure) is logged and left out, never retried. */
+  private skipInvalid(what: string, write: () => unknown): void {
     try {
       write();
-      if (this.failing) log.info(`state.db writes for session ${this.meta.id} work again`);
-      this.failing = false;
     } catch (error) {
-      if (!this.failing) {
-        log.error(`could not ${what} for session ${this.meta.id}; it continues in memory: ${errorMessage(error)}`);
-        this.unreported = `could not ${what}: ${describeSqliteFailure(error)}`;
-      }
-      this.failing = true;
+      if (!isHermesError(error, "invalid_params")) throw error;
+      log.error(`could not ${what} for session ${this.meta.id}; it is not stored: ${errorMessage(error)}`);
     }
+  }
+
+  private failed(error: unknown): void {
+    const locked = isHermesError(error) && error.data?.locked === true;
+    const reason = locked
+      ? `state database ${this.store.path} is locked by another process (still retrying: the turn is saved once the lock is released)`
+      : describeSqliteFailure(error);
+    if (!this.failure || this.failure.locked !== locked) {
+      const what = locked ? "is locked by another process; retrying" : "failed; the conversation continues in memory";
+      log[locked ? "info" : "error"](`state.db for session ${this.meta.id} ${what}: ${errorMessage(error)}`);
+    }
+    this.failure = { reason, locked };
+    if (!locked) this.report(reason);
+    const backoff = locked ? LOCKED_RETRY_MS : FAILED_RETRY_MS;
+    this.retryMs = this.retryMs < backoff.first ? backoff.first : Math.min(backoff.max, this.retryMs * 2);
+    this.schedule(this.retryMs);
+  }
+
+  private report(reason: string): void {
+    if (this.reportedFailure) return;
+    this.reportedFailure = true;
+    this.unreported = reason;
+  }
+
+  private storeStreamed(): void {
+    const streamed = this.streamed;
+    if (!streamed) return;
+    if (streamed.timer) clearTimeout(streamed.timer);
+    streamed.timer = undefined;
+    streamed.storedChars = streamed.text.length;
+    this.push({ kind: "partial", text: streamed.text });
+  }
+
+  private stopStream(): void {
+    if (this.streamed?.timer) clearTimeout(this.streamed.timer);
+    this.streamed = undefined;
+  }
+
+  private notifyIdle(): void {
+    for (const check of [...this.idle]) check();
   }
 }

@@ -19,6 +19,9 @@ import type { CompressionReport, ContextCompressor, Summarize } from "../agent/c
 import { createSessionCompressor, type ModelWindowLookup, type SessionContextUsage } from "./session-context.js";
 import { isReasoningEffort, supportsReasoningEffort, type ReasoningEffort } from "../llm/catalog.js";
 
+/** How long closing a session waits for its queued writes (a locked state.db) before giving up on them. */
+const DISPOSE_SETTLE_MS = 1500;
+
 export interface SessionParts {
   id: string;
   cwd: string;
@@ -162,7 +165,16 @@ export class AgentSession {
 
   /** Releases what the session's tools hold (background processes, shells, MCP servers). Never throws. */
   async dispose(): Promise<void> {
-    await Promise.allSettled([this.toolState.dispose(), this.parts.mcp?.dispose()]);
+    await Promise.allSettled([this.toolState.dispose(), this.parts.mcp?.dispose(), this.parts.recorder.settle(DISPOSE_SETTLE_MS)]);
+  }
+
+  /**
+   * Resolves once the session's queued writes are stored (or failing for a reason the next
+   * prompt reports, or still locked after `graceMs`). Never rejects. For readers of state.db that
+   * need this session's latest state (fork, load).
+   */
+  saved(graceMs?: number): Promise<void> {
+    return this.parts.recorder.settle(graceMs);
   }
 
   /** Marks the session ended in state.db (history is kept). Never throws. */
@@ -224,6 +236,7 @@ export class AgentSession {
       },
       prepareMessages: (history, signal) => this.context.prepareMessages(history, signal),
       onAppend: (message, toolOutcome) => recorder.append(message, toolOutcome),
+      onStreamText: (text) => recorder.streaming(text),
       newMessageId: newId,
       toolGate: (tool) => (this.approvals.mode === "plan" ? planModeGate(tool, { sandboxed: config.sandbox.mode !== "off" }) : undefined),
       ...(options.takeSteering ? { takeSteering: options.takeSteering } : {}),
@@ -236,6 +249,8 @@ export class AgentSession {
       this.title = title;
       recorder.setTitle(title);
     }
+    recorder.endTurn();
+    await recorder.settle();
     const saveError = recorder.takeFailure();
     return { ...result, ...(title ? { title } : {}), ...(saveError ? { saveError } : {}) };
   }

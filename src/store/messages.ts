@@ -81,6 +81,45 @@ export function appendMessages(
   });
 }
 
+const REPLACE_MESSAGE = `
+UPDATE messages SET role = @role, content = @content, content_parts = @content_parts, tool_call_id = @tool_call_id,
+  tool_calls = @tool_calls, tool_name = @tool_name, finish_reason = @finish_reason, reasoning = @reasoning,
+  tool_details = @tool_details, timestamp = @timestamp
+WHERE id = @id AND session_id = @session_id`;
+
+/**
+ * Overwrites stored message `messageId` of session `sessionId` with `message` (a partial answer
+ * completed, or its text grown), keeping its place in the conversation; the session's tool-call
+ * count grows by the calls `message` adds over the row's old ones. One write transaction.
+ * False (nothing written) when the row is not there. Throws HermesError("invalid_params") for a
+ * message it cannot store; SQLite errors propagate.
+ */
+export function replaceMessage(conn: Connection, sessionId: string, messageId: number, message: StoredMessage, nowMs: number): boolean {
+  const row = encodeMessage(message);
+  const now = toSeconds(nowMs);
+  return conn.write(() => {
+    const old = conn.stmt<MessageRecordRow>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id = ? AND session_id = ?`).get(messageId, sessionId);
+    if (!old) return false;
+    conn.stmt(REPLACE_MESSAGE).run({ ...row, id: messageId, session_id: sessionId, timestamp: now });
+    const addedCalls = toolCallsIn(message) - toolCallsIn(decodeRow(old).message);
+    conn.stmt(BUMP_SESSION).run({ id: sessionId, messages: 0, tool_calls: addedCalls, now });
+    return true;
+  });
+}
+
+/** Deletes stored message `messageId` of session `sessionId` (and its search entries); false when not there. */
+export function deleteMessage(conn: Connection, sessionId: string, messageId: number): boolean {
+  return conn.write(() => {
+    const old = conn.stmt<MessageRecordRow>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id = ? AND session_id = ?`).get(messageId, sessionId);
+    if (!old) return false;
+    conn.stmt("DELETE FROM messages WHERE id = ?").run(messageId);
+    conn
+      .stmt("UPDATE sessions SET message_count = max(0, message_count - 1), tool_call_count = max(0, tool_call_count - ?) WHERE id = ?")
+      .run(toolCallsIn(decodeRow(old).message), sessionId);
+    return true;
+  });
+}
+
 /** Every message of a session as rows, in conversation order (one SELECT). Empty when unknown. */
 export function loadMessageRows(conn: Connection, sessionId: string): MessageRow[] {
   return conn

@@ -19,7 +19,7 @@ import { log } from "../shared/logger.js";
 import { FOREIGN_SCHEMA, NEWER_SCHEMA } from "./migrations.js";
 import { messagesAround, readSession, recentSessions, type RecentSession, type SessionTranscript } from "./browse.js";
 import { Connection } from "./connection.js";
-import { appendMessages, loadMessageRows, sessionMeta } from "./messages.js";
+import { appendMessages, deleteMessage, loadMessageRows, replaceMessage, sessionMeta } from "./messages.js";
 import { describeSqliteFailure, openStateDb, type OpenStateDbOptions } from "./open.js";
 import { searchMessages, type SearchOptions, type SearchResult } from "./search.js";
 import { isSqliteError, loadSqlite, type Database } from "./sqlite.js";
@@ -91,6 +91,38 @@ export class StateStore {
   /** `appendMessage` for several messages in one transaction; answers their ids in order. */
   appendMessages(meta: SessionMeta, messages: readonly StoredMessage[]): number[] {
     return this.run(() => appendMessages(this.conn(), meta, messages, this.now()));
+  }
+
+  /** Overwrites a stored message in place (see messages.replaceMessage). False when it is not stored. */
+  replaceMessage(sessionId: string, messageId: number, message: StoredMessage): boolean {
+    return this.run(() => replaceMessage(this.conn(), sessionId, messageId, message, this.now()));
+  }
+
+  /** Deletes one stored message of a session. False when it is not stored. */
+  deleteMessage(sessionId: string, messageId: number): boolean {
+    return this.run(() => deleteMessage(this.conn(), sessionId, messageId));
+  }
+
+  /**
+   * Runs `body` (calls of this store's write methods) as one transaction: all of it is stored or
+   * none. While it runs, a database locked by another process is waited for at most
+   * `busyTimeoutMs` per statement (default: the store's busy timeout), so a caller on the event
+   * loop can fail fast and retry later instead of blocking. Errors as for every method; a locked
+   * database is HermesError("internal") with `data.locked` true.
+   */
+  together<T>(body: () => T, options: { busyTimeoutMs?: number } = {}): T {
+    return this.run(() => {
+      const conn = this.conn();
+      const wait = options.busyTimeoutMs;
+      if (wait === undefined) return conn.write(body);
+      const normal = Number(conn.db.pragma("busy_timeout", { simple: true }));
+      conn.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(wait))}`);
+      try {
+        return conn.write(body);
+      } finally {
+        conn.db.pragma(`busy_timeout = ${normal}`);
+      }
+    });
   }
 
   /** Adds token counts of one model call to the session's totals. False when not stored. */
@@ -202,7 +234,11 @@ export class StateStore {
       if (error instanceof HermesError) throw error;
       // A database opened read-only after a refused open: the refusal says why better than SQLite.
       if (this.writeRefusal && isSqliteError(error) && error.code.startsWith("SQLITE_READONLY")) throw this.writeRefusal;
-      throw new HermesError("internal", `state database ${this.path}: ${describeSqliteFailure(error)}`);
+      const locked = isSqliteError(error) && (error.code.startsWith("SQLITE_BUSY") || error.code.startsWith("SQLITE_LOCKED"));
+      throw new HermesError("internal", `state database ${this.path}: ${describeSqliteFailure(error)}`, {
+        ...(isSqliteError(error) ? { sqliteCode: error.code } : {}),
+        ...(locked ? { locked: true } : {}),
+      });
     }
   }
 }
