@@ -44,7 +44,9 @@ export async function runPromptTurn(live: LiveSession, hold: SessionHold, prompt
       },
     });
     if (result.title) live.updates.send({ sessionUpdate: "session_info_update", title: result.title, updatedAt: new Date().toISOString() });
-    if (result.saveError) live.updates.send({ sessionUpdate: "agent_message_chunk", messageId: newId(), content: { type: "text", text: `\n\n${saveWarning(result.saveError)}` } });
+    for (const warning of [result.saveError && saveWarning(result.saveError), result.storeDamage && `⚠ ${result.storeDamage}.`]) {
+      if (warning) live.updates.send({ sessionUpdate: "agent_message_chunk", messageId: newId(), content: { type: "text", text: `\n\n${warning}` } });
+    }
     return result;
   } finally {
     for (const callId of open) live.updates.send(abandonedToolUpdate(callId));

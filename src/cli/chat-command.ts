@@ -37,6 +37,7 @@ export async function runChatCommand(argv: string[]): Promise<number> {
   });
   printer.end();
   if (result.saveError) process.stderr.write(`hermes: this conversation could not be saved: ${result.saveError}\n`);
+  if (result.storeDamage) process.stderr.write(`hermes: ${result.storeDamage}\n`);
   await session.dispose();
   if (result.stopReason === "cancelled") return 130;
   return 0;

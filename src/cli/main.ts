@@ -11,6 +11,7 @@ Usage:
   hermes sessions search "query" [--json]      search past sessions
   hermes sessions export ID [--json]           a session as Markdown (or JSON)
   hermes sessions delete ID                    delete a stored session
+  hermes sessions repair [--salvage]           check state.db, rebuild its search index
   hermes --version
 
 Files live in $HERMES_HOME (default ~/.hermes): config.yaml, .env, state.db, logs/.

@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { errorMessage } from "../shared/errors.js";
+import { repairDatabase, salvageDatabase, type CheckResult, type RepairReport } from "../store/integrity.js";
+import { loadSqlite } from "../store/sqlite.js";
 import { StateStore } from "../store/state-store.js";
 import type { SessionSummary } from "../store/types.js";
 import { bootstrap } from "./bootstrap.js";
@@ -12,6 +14,9 @@ export const SESSIONS_USAGE = `Usage:
   hermes sessions search "query" [--limit N] [--json]     full-text search, one result per session (10 at most)
   hermes sessions export ID [--json]                      a session as a Markdown transcript (or JSON)
   hermes sessions delete ID                               delete a session and its messages
+  hermes sessions repair [--salvage]                      check state.db and rebuild its search index;
+                                                          --salvage: copy what is readable into a new
+                                                          state.db, keeping the damaged file beside it
 `;
 
 const DEFAULT_LIST_LIMIT = 50;
@@ -32,6 +37,7 @@ export async function runSessionsCommand(argv: string[]): Promise<number> {
     return sub === undefined ? 2 : 0;
   }
   const paths = bootstrap({ logFile: false });
+  if (sub === "repair") return repair(paths.stateDb, rest);
   const store = existsSync(paths.stateDb) ? new StateStore(paths.stateDb) : undefined;
   try {
     switch (sub) {
@@ -134,6 +140,56 @@ function deleteSession(store: StateStore | undefined, argv: string[]): number {
   const count = `${session.messageCount} message${session.messageCount === 1 ? "" : "s"}`;
   write(`Deleted session ${id}${title} (${count}${session.cwd ? `, ${session.cwd}` : ""}).`);
   return 0;
+}
+
+/** `repair`: exit 0 when the database is sound afterwards, 1 when it is not (or cannot be opened). */
+function repair(stateDb: string, argv: string[]): number {
+  const { values } = parseArgs({ args: argv, options: { salvage: { type: "boolean" } }, strict: true });
+  const path = ownDatabase(stateDb);
+  if (!existsSync(path)) {
+    write(`No ${path}: nothing to repair.`);
+    return 0;
+  }
+  if (values.salvage) {
+    const report = salvageDatabase(path);
+    write(`Salvaged ${report.sessions} session(s) and ${report.messages} message(s) into a new ${path}${report.unreadable ? `; ${report.unreadable} row(s) could not be read` : ""}.`);
+    write(`The damaged file is kept as ${report.damagedCopy}.`);
+    return 0;
+  }
+  let report: RepairReport;
+  try {
+    report = repairDatabase(path);
+  } catch (error) {
+    process.stderr.write(`hermes sessions: ${errorMessage(error)}\n`);
+    process.stderr.write(`It is beyond repair in place and was left untouched. \`hermes sessions repair --salvage\` moves it aside and starts a new ${path} with whatever can still be read.\n`);
+    return 1;
+  }
+  const problems = (result: CheckResult): string => (result.ok ? "ok" : result.problems.join("; "));
+  write(`Checked ${path}: ${problems(report.before)}.`);
+  write(report.rebuilt.length ? `The search index was damaged (${report.rebuilt.join(", ")}); rebuilt it from the stored messages.` : "Rebuilt the search index from the stored messages.");
+  if (report.after.ok) {
+    write("The database is sound.");
+    return 0;
+  }
+  process.stderr.write(`hermes sessions: the tables themselves are damaged (${problems(report.after)}); the file was left as it is.\n`);
+  process.stderr.write(`\`hermes sessions repair --salvage\` copies every readable session and message into a new ${path} and keeps the damaged file beside it.\n`);
+  return 1;
+}
+
+/** The database hermes-acp writes: state.db, or state-acp.db beside it when state.db belongs to Python Hermes. */
+function ownDatabase(stateDb: string): string {
+  const own = join(dirname(stateDb), "state-acp.db");
+  if (!existsSync(stateDb) || !existsSync(own)) return stateDb;
+  try {
+    const db = new (loadSqlite())(stateDb, { readonly: true, fileMustExist: true });
+    try {
+      return Number(db.pragma("user_version", { simple: true })) === 0 && db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sessions'").get() ? own : stateDb;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return stateDb;
+  }
 }
 
 function noSuchSession(id: string): number {

@@ -177,6 +177,11 @@ export class SessionRecorder {
     return reason;
   }
 
+  /** A sentence for the user when state.db was found damaged (once per store; see StateStore.takeDamage). */
+  takeDamage(): string | undefined {
+    return this.store.takeDamage();
+  }
+
   private push(write: Write): void {
     const last = this.queue.at(-1);
     if (write.kind === "partial" && last?.kind === "partial") this.queue[this.queue.length - 1] = write;

@@ -8,8 +8,8 @@ import { addCommandAllowlistEntry } from "../config/write.js";
 import { defaultConfig, type HermesConfig } from "../config/schema.js";
 import { ModelCatalog, type CatalogEntry } from "../llm/catalog.js";
 import { detectProvider, resolveProvider } from "../llm/resolve.js";
-import type { ChatMessage, Provider, ResolvedProvider } from "../llm/types.js";
-import { HermesError } from "../shared/errors.js";
+import type { ChatMessage, ModelRequest, Provider, ProviderEvent, ResolvedProvider } from "../llm/types.js";
+import { errorMessage, HermesError } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import { log } from "../shared/logger.js";
 import { ToolRegistry } from "../tools/registry.js";
@@ -17,6 +17,7 @@ import { hermesAcpTools } from "../tools/toolsets.js";
 import { repairToolPairs } from "../agent/history-repair.js";
 import type { ToolOutcome } from "../agent/loop.js";
 import { StateStore } from "../store/state-store.js";
+import type { SessionRecord } from "../store/types.js";
 import { resolveMcpServers, type McpServerInput } from "./mcp/server-spec.js";
 import { SessionMcp } from "./mcp/session-mcp.js";
 import { afterLastReset } from "./history-reset.js";
@@ -49,6 +50,9 @@ export interface RuntimeOptions {
   contextWindowLookup?: ModelWindowLookup;
 }
 
+/** How long after state.db opens its integrity check starts (off the start-up path; see store/integrity.ts). */
+const INTEGRITY_CHECK_DELAY_MS = 3000;
+
 /**
  * The composition root shared by the ACP adapter and the CLI: reads config, resolves the
  * provider and builds sessions. Does no I/O until first asked (start-up stays free).
@@ -66,7 +70,7 @@ export class Runtime {
 
   constructor(options: RuntimeOptions) {
     this.paths = homePaths(options.home);
-    this.store = new StateStore(this.paths.stateDb);
+    this.store = new StateStore(this.paths.stateDb, { integrityCheckDelayMs: INTEGRITY_CHECK_DELAY_MS });
     this.env = options.env ?? process.env;
     this.contextWindowLookup = options.contextWindowLookup ?? ((provider, model) => this.models.contextLength(provider, model));
   }
@@ -162,7 +166,10 @@ export class Runtime {
     const record = this.store.getSession(id);
     if (!record) return undefined;
     const transcript = this.transcript(id);
-    const config = this.loadConfig();
+    const loaded = this.currentConfig();
+    // A broken config.yaml still restores the stored conversation; prompting names the problem.
+    if (!loaded.ok) return { session: await this.restoreDetached(record, cwd ?? record.cwd ?? process.cwd(), transcript, options), transcript };
+    const config = loaded.config;
     const resolved = this.storedModel(config, record.provider, record.model) ?? this.resolve(config);
     const sessionCwd = cwd ?? record.cwd ?? process.cwd();
     const stored = record.systemPrompt;
@@ -183,6 +190,58 @@ export class Runtime {
       mcpServers: options.mcpServers ?? [],
     });
     return { session, transcript };
+  }
+
+  /**
+   * A stored session restored while config.yaml is broken: every default setting, the model it
+   * was stored with, and a provider resolved from config.yaml at its first model call. Its
+   * prompts reject with the config error until the file is fixed.
+   */
+  private async restoreDetached(record: SessionRecord, cwd: string, transcript: TranscriptEntry[], options: SessionOpenOptions): Promise<AgentSession> {
+    const config = defaultConfig();
+    const resolved: ResolvedProvider = {
+      provider: record.provider ?? "custom",
+      apiMode: "chat_completions",
+      baseUrl: typeof record.modelConfig.base_url === "string" ? record.modelConfig.base_url : "",
+      apiKey: "",
+      model: record.model ?? "",
+      source: "state.db (config.yaml is invalid)",
+    };
+    const unusable = (): HermesError | undefined => {
+      const now = this.currentConfig();
+      return now.ok ? undefined : now.error;
+    };
+    const provider: Provider = {
+      id: resolved.provider,
+      stream: (request, signal) => this.streamWithCurrentConfig(request, signal),
+    };
+    return this.assemble({
+      id: record.id,
+      cwd,
+      config,
+      resolved,
+      provider,
+      unusable,
+      systemPrompt: record.systemPrompt ?? "",
+      source: record.source,
+      history: transcript.map((entry) => entry.message),
+      title: record.title,
+      parentSessionId: record.parentSessionId,
+      mcpServers: options.mcpServers ?? [],
+    });
+  }
+
+  /** A model call through the provider config.yaml names now (for sessions restored while it was broken). */
+  private async *streamWithCurrentConfig(request: ModelRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
+    let provider: Provider;
+    try {
+      const config = this.loadConfig();
+      provider = await this.providerFor(this.resolve(config), config);
+    } catch (error) {
+      yield { type: "error", kind: "bad_request", message: errorMessage(error) };
+      return;
+    }
+    yield* provider.stream(request, signal);
   }
 
   /** A copy of a stored session under a new id, in `cwd`, with `parent_session_id` set. */
@@ -285,6 +344,9 @@ export class Runtime {
     title?: string | null;
     parentSessionId?: string | null;
     mcpServers: readonly McpServerInput[];
+    /** Instead of the provider for `resolved`. */
+    provider?: Provider;
+    unusable?: () => HermesError | undefined;
   }): Promise<AgentSession> {
     const { config, resolved } = input;
     hideCredentialsFromCommands(config, resolved);
@@ -299,7 +361,7 @@ export class Runtime {
       modelConfig: { base_url: resolved.baseUrl },
     });
     const tools = new ToolRegistry(hermesAcpTools());
-    const provider = await this.providerFor(resolved, config);
+    const provider = input.provider ?? (await this.providerFor(resolved, config));
     const mcp = new SessionMcp({ cwd: input.cwd, env: this.env, tools });
     mcp.start(this.mcpSpecs(input.mcpServers, config));
     return new AgentSession({
@@ -317,6 +379,7 @@ export class Runtime {
       ports: { sessionSearch: createSessionSearchPort(this.store, input.id) },
       ...(input.history ? { history: input.history } : {}),
       ...(input.title !== undefined ? { title: input.title } : {}),
+      ...(input.unusable ? { unusable: input.unusable } : {}),
       approvalSettings: {
         hermesHome: this.paths.home,
         config,

@@ -17,6 +17,7 @@ import { resetMarker } from "./history-reset.js";
 import { resetReadDedup } from "../tools/file-tracker/file-tracker.js";
 import type { CompressionReport, ContextCompressor, Summarize } from "../agent/compression.js";
 import { createSessionCompressor, type ModelWindowLookup, type SessionContextUsage } from "./session-context.js";
+import type { HermesError } from "../shared/errors.js";
 import { isReasoningEffort, supportsReasoningEffort, type ReasoningEffort } from "../llm/catalog.js";
 
 /** How long closing a session waits for its queued writes (a locked state.db) before giving up on them. */
@@ -45,6 +46,11 @@ export interface SessionParts {
   contextWindowLookup?: ModelWindowLookup;
   /** Replaces the compression summary call to the session's own model. */
   summarize?: Summarize;
+  /**
+   * Why the session cannot call its model now (a session restored while config.yaml is broken):
+   * `prompt` rejects with it. Asked at every prompt; undefined once the problem is fixed.
+   */
+  unusable?: () => HermesError | undefined;
 }
 
 export interface PromptResult extends TurnResult {
@@ -55,6 +61,8 @@ export interface PromptResult extends TurnResult {
    * words for the user. The turn itself went on; what was not saved lives only in memory.
    */
   saveError?: string;
+  /** Set (once per process) when state.db was found damaged: what, and how to repair it. */
+  storeDamage?: string;
 }
 
 /**
@@ -183,7 +191,8 @@ export class AgentSession {
   }
 
   /**
-   * Runs one turn to completion (or cancellation). Never throws; see `runTurn`. Approvals asked
+   * Runs one turn to completion (or cancellation); see `runTurn`. Rejects only with the
+   * HermesError of `unusable` (before anything happens). Approvals asked
    * during the turn go to `asker` only, and stop with the turn's signal. Every message is
    * written to state.db as it lands; after the first exchange the session gets a title.
    */
@@ -199,6 +208,8 @@ export class AgentSession {
     },
   ): Promise<PromptResult> {
     const { config, resolved, recorder } = this.parts;
+    const unusable = this.parts.unusable?.();
+    if (unusable) throw unusable;
     const approvals = this.approvals;
     // MCP servers still starting get a bounded wait, so their tools are there for the first model call.
     await this.parts.mcp?.beforeTurn(options.signal);
@@ -252,7 +263,8 @@ export class AgentSession {
     recorder.endTurn();
     await recorder.settle();
     const saveError = recorder.takeFailure();
-    return { ...result, ...(title ? { title } : {}), ...(saveError ? { saveError } : {}) };
+    const storeDamage = recorder.takeDamage();
+    return { ...result, ...(title ? { title } : {}), ...(saveError ? { saveError } : {}), ...(storeDamage ? { storeDamage } : {}) };
   }
 
   /**

@@ -16,6 +16,7 @@ import { basename, dirname, join } from "node:path";
 import { canAccess } from "../shared/access.js";
 import { errorMessage, HermesError, isHermesError } from "../shared/errors.js";
 import { log } from "../shared/logger.js";
+import { checkInBackground, ftsProblems } from "./integrity.js";
 import { FOREIGN_SCHEMA, NEWER_SCHEMA } from "./migrations.js";
 import { messagesAround, readSession, recentSessions, type RecentSession, type SessionTranscript } from "./browse.js";
 import { Connection } from "./connection.js";
@@ -38,6 +39,11 @@ import type {
 export interface StateStoreOptions extends OpenStateDbOptions {
   /** The clock for session and message times (ms); tests pin it. */
   now?: () => number;
+  /**
+   * How long after opening the database its `quick_check` starts on a worker thread (ms; off the
+   * start-up path). Undefined: no check (short-lived commands).
+   */
+  integrityCheckDelayMs?: number;
 }
 
 export class StateStore {
@@ -46,12 +52,24 @@ export class StateStore {
   /** Why the database is open read-only (a newer schema, a read-only folder); undefined when writable. */
   private writeRefusal: HermesError | undefined;
   private readonly options: StateStoreOptions;
+  /** What the background integrity check found, until `takeDamage` hands it out. */
+  private damage: string | undefined;
   private readonly now: () => number;
 
   constructor(path: string, options: StateStoreOptions = {}) {
     this.path = path;
     this.options = options;
     this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * A sentence for the user when the background check found the open database damaged; answered
+   * once (undefined afterwards, and while nothing was found).
+   */
+  takeDamage(): string | undefined {
+    const damage = this.damage;
+    this.damage = undefined;
+    return damage;
   }
 
   /** True once the database has been opened (for tests of laziness). */
@@ -207,6 +225,7 @@ export class StateStore {
     if (this.connection) return this.connection;
     try {
       this.connection = new Connection(openStateDb(this.path, this.options), this.path);
+      this.scheduleIntegrityCheck(this.path);
     } catch (error) {
       if (!isHermesError(error) || error.data?.reason !== FOREIGN_SCHEMA) {
         const newer = isHermesError(error) && error.data?.reason === NEWER_SCHEMA;
@@ -222,8 +241,27 @@ export class StateStore {
       const own = join(dirname(this.path), "state-acp.db");
       log.warn(`${this.path} belongs to another Hermes (its schema is not ours); hermes-acp keeps its sessions in ${own}`);
       this.connection = new Connection(openStateDb(own, this.options), own);
+      this.scheduleIntegrityCheck(own);
     }
     return this.connection;
+  }
+
+  private scheduleIntegrityCheck(path: string): void {
+    const delay = this.options.integrityCheckDelayMs;
+    if (delay === undefined) return;
+    setTimeout(() => void checkInBackground(path, (reason) => (this.damage = reason)), delay).unref();
+  }
+
+  /** What to do about a corruption error: whether the search index is what is damaged. */
+  private indexHint(connection: Connection): string {
+    try {
+      const damaged = ftsProblems(connection.db);
+      return damaged.length > 0
+        ? "its search index is damaged; `hermes sessions repair` rebuilds it from the stored messages"
+        : "run `hermes sessions repair` to check and repair it";
+    } catch {
+      return "run `hermes sessions repair` to check and repair it";
+    }
   }
 
   /** Runs a store operation, turning anything but a HermesError into HermesError("internal"). */
@@ -234,8 +272,10 @@ export class StateStore {
       if (error instanceof HermesError) throw error;
       // A database opened read-only after a refused open: the refusal says why better than SQLite.
       if (this.writeRefusal && isSqliteError(error) && error.code.startsWith("SQLITE_READONLY")) throw this.writeRefusal;
+      const damaged = isSqliteError(error) && (error.code.startsWith("SQLITE_CORRUPT") || error.code === "SQLITE_NOTADB");
+      const hint = damaged && this.connection ? ` (${this.indexHint(this.connection)})` : "";
       const locked = isSqliteError(error) && (error.code.startsWith("SQLITE_BUSY") || error.code.startsWith("SQLITE_LOCKED"));
-      throw new HermesError("internal", `state database ${this.path}: ${describeSqliteFailure(error)}`, {
+      throw new HermesError("internal", `state database ${this.path}: ${describeSqliteFailure(error)}${hint}`, {
         ...(isSqliteError(error) ? { sqliteCode: error.code } : {}),
         ...(locked ? { locked: true } : {}),
       });
