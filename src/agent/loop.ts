@@ -50,10 +50,10 @@ export interface TurnInput {
   onAppend?: (message: ChatMessage, toolOutcome?: ToolOutcome) => void;
   newMessageId: () => string;
   /**
-   * Called on each piece of answer text as it streams, with the whole text of the model call in
-   * progress so far (what the user has seen of it), for storing it before it lands. Must not throw.
+   * Called with each piece of answer text as it streams (`first`: the first piece of this model
+   * call), for storing what the user has seen before it lands. Must not throw.
    */
-  onStreamText?: (textSoFar: string) => void;
+  onStreamText?: (piece: string, first: boolean) => void;
   /** Refuses tools the session's mode does not allow (plan mode). */
   toolGate?: ToolGate;
   /**
@@ -131,12 +131,14 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     const withTools = iteration < input.maxTurns;
     const messageId = input.newMessageId();
     const prepared = input.prepareMessages ? await input.prepareMessages(history, signal) : history;
-    let streamed = "";
+    let first = true;
     const onStreamText = input.onStreamText;
     const stepEmit: EmitAgentEvent = onStreamText
       ? (event) => {
           emit(event);
-          if (event.type === "message_delta" && event.messageId === messageId) onStreamText((streamed += event.text));
+          if (event.type !== "message_delta" || event.messageId !== messageId) return;
+          onStreamText(event.text, first);
+          first = false;
         }
       : emit;
     const step = await runModelStep({

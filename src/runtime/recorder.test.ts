@@ -100,15 +100,15 @@ describe("SessionRecorder", () => {
   it("stores streamed text as a partial answer, then the answer in its place", async () => {
     const recorder = new SessionRecorder(store, meta(), { streamEveryChars: 10, streamEveryMs: 60_000 });
     recorder.append({ role: "user", content: "tell me" });
-    recorder.streaming("Once upon");
-    recorder.streaming("Once upon a time");
+    recorder.streaming("Once upon", true);
+    recorder.streaming(" a time", false);
     await recorder.settle();
     const partial = store.loadMessageRows("s1");
     expect(partial.map((row) => row.message)).toEqual([
       { role: "user", content: "tell me" },
       { role: "assistant", content: "Once upon a time", finish_reason: STREAMING_FINISH_REASON },
     ]);
-    recorder.streaming("Once upon a time there was a fox");
+    recorder.streaming(" there was a fox", false);
     recorder.append({ role: "assistant", content: "Once upon a time there was a fox.", finish_reason: "stop" });
     await recorder.settle();
     const rows = store.loadMessageRows("s1");
@@ -124,7 +124,7 @@ describe("SessionRecorder", () => {
   it("stores streamed text after the time interval even when little arrived", async () => {
     const recorder = new SessionRecorder(store, meta(), { streamEveryMs: 1 });
     recorder.append({ role: "user", content: "q" });
-    recorder.streaming("partial words");
+    recorder.streaming("partial words", true);
     await new Promise((resolve) => setTimeout(resolve, 20));
     await recorder.settle();
     expect(texts()).toEqual(["user:q", "assistant:partial words"]);
@@ -133,7 +133,7 @@ describe("SessionRecorder", () => {
   it("removes a partial answer that no message completed when the turn ends", async () => {
     const recorder = new SessionRecorder(store, meta(), { streamEveryChars: 1 });
     recorder.append({ role: "user", content: "q" });
-    recorder.streaming("never finished");
+    recorder.streaming("never finished", true);
     await recorder.settle();
     expect(texts()).toEqual(["user:q", "assistant:never finished"]);
     recorder.endTurn();

@@ -59,7 +59,7 @@ export class SessionRecorder {
   private readonly options: Required<RecorderOptions>;
   /** Database id of the stored partial answer, while there is one. */
   private partialRow: number | undefined;
-  private streamed: { text: string; storedChars: number; timer?: NodeJS.Timeout } | undefined;
+  private streamed: { pieces: string[]; chars: number; storedChars: number; timer?: NodeJS.Timeout } | undefined;
   /** Cancels the flush scheduled next, while one is. */
   private scheduled: (() => void) | undefined;
   private retryMs = 0;
@@ -85,21 +85,20 @@ export class SessionRecorder {
   }
 
   /**
-   * The text of the answer streaming now, in full so far (not a delta). Stored as a partial
-   * answer once `streamEveryMs` passed since it started or was last stored, or `streamEveryChars`
-   * arrived. A text that does not extend the previous one starts a new answer.
+   * A piece of the answer streaming now (`first`: it starts a new answer). The text so far is
+   * stored as a partial answer once `streamEveryMs` passed since it started or was last stored,
+   * or once `streamEveryChars` arrived since — or a quarter of what is stored, when that is more,
+   * so a long answer costs linear, not quadratic, rewriting.
    */
-  streaming(text: string): void {
-    if (text.trim() === "") return;
-    const current = this.streamed?.text;
-    if (current === undefined || !text.startsWith(current)) {
+  streaming(piece: string, first: boolean): void {
+    if (first || !this.streamed) {
       this.stopStream();
-      this.streamed = { text, storedChars: 0 };
-    } else {
-      this.streamed!.text = text;
+      this.streamed = { pieces: [], chars: 0, storedChars: 0 };
     }
     const streamed = this.streamed!;
-    if (text.length - streamed.storedChars >= this.options.streamEveryChars) {
+    streamed.pieces.push(piece);
+    streamed.chars += piece.length;
+    if (streamed.chars - streamed.storedChars >= Math.max(this.options.streamEveryChars, streamed.storedChars / 4)) {
       this.storeStreamed();
     } else if (!streamed.timer) {
       streamed.timer = setTimeout(() => this.storeStreamed(), this.options.streamEveryMs);
@@ -303,8 +302,10 @@ export class SessionRecorder {
     if (!streamed) return;
     if (streamed.timer) clearTimeout(streamed.timer);
     streamed.timer = undefined;
-    streamed.storedChars = streamed.text.length;
-    this.push({ kind: "partial", text: streamed.text });
+    const text = streamed.pieces.join("");
+    streamed.pieces = [text];
+    streamed.storedChars = text.length;
+    if (text.trim() !== "") this.push({ kind: "partial", text });
   }
 
   private stopStream(): void {

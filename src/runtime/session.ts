@@ -247,7 +247,7 @@ export class AgentSession {
       },
       prepareMessages: (history, signal) => this.context.prepareMessages(history, signal),
       onAppend: (message, toolOutcome) => recorder.append(message, toolOutcome),
-      onStreamText: (text) => recorder.streaming(text),
+      onStreamText: (piece, first) => recorder.streaming(piece, first),
       newMessageId: newId,
       toolGate: (tool) => (this.approvals.mode === "plan" ? planModeGate(tool, { sandboxed: config.sandbox.mode !== "off" }) : undefined),
       ...(options.takeSteering ? { takeSteering: options.takeSteering } : {}),
