@@ -16,8 +16,8 @@ const ALLOWED: Record<string, string[]> = {
   tools: ["shared", "config", "llm"],
   agent: ["shared", "config", "llm", "tools"],
   runtime: ["shared", "config", "store", "llm", "tools", "agent"],
-  acp: ["shared", "config", "store", "llm", "tools", "agent", "runtime"],
-  cli: ["shared", "config", "store", "llm", "tools", "agent", "runtime", "acp"],
+  acp: ["shared", "config", "llm", "tools", "agent", "runtime"],
+  cli: ["shared", "config", "llm", "tools", "runtime", "acp"],
 };
 
 const FORBIDDEN_PACKAGES: Record<string, RegExp[]> = {

@@ -50,13 +50,13 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await Promise.all(sessions.splice(0).map((session) => session.dispose()));
-  runtime.store.close();
+  runtime.directory.close();
   await llm.close();
   home.cleanup();
 });
 
 async function open(): Promise<AgentSession> {
-  const session = await runtime.createSession(home.workspace);
+  const session = await runtime.sessions.create(home.workspace);
   sessions.push(session);
   return session;
 }
@@ -85,12 +85,12 @@ describe("system prompt through the runtime", () => {
     const [first, second] = chatRequests();
     expect(first?.body.messages[0]).toEqual({ role: "system", content: session.systemPrompt });
     expect(second?.body.messages[0].content).toBe(first?.body.messages[0].content);
-    expect(runtime.store.getSession(session.id)?.systemPrompt).toBe(session.systemPrompt);
+    expect(runtime.directory.get(session.id)?.systemPrompt).toBe(session.systemPrompt);
 
     // Files change on disk; the restored session keeps the prompt it was started with.
     writeFileSync(join(home.home, "SOUL.md"), "A different soul.");
     writeFileSync(join(home.workspace, "AGENTS.md"), "Different rules.");
-    const restored = await runtime.restoreSession(session.id);
+    const restored = await runtime.sessions.restore(session.id);
     if (restored) sessions.push(restored);
     expect(restored?.systemPrompt).toBe(session.systemPrompt);
   });
@@ -138,7 +138,7 @@ describe("context compression through the runtime", () => {
     // History and state.db keep every message; no summary is stored.
     const expected = Array.from({ length: 6 }, (_, i) => [`question ${i + 1}`, `answer ${i + 1}`]).flat();
     expect(session.history.map((m) => m.content)).toEqual(expected);
-    expect(runtime.transcript(session.id).map((entry) => entry.message.content)).toEqual(expected);
+    expect(runtime.directory.transcript(session.id).map((entry) => entry.message.content)).toEqual(expected);
 
     // The summary is reused on the next call (no new summary request) and usage drops.
     expect(session.contextUsage().used).toBeLessThan(50_000);

@@ -50,7 +50,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await session?.dispose();
   session = undefined;
-  runtime.store.close();
+  runtime.directory.close();
   await Promise.all([llm.close(), claude.close()]);
   home.cleanup();
 });
@@ -70,16 +70,16 @@ async function ask(text: string): Promise<string> {
 
 describe("model switching through the runtime", () => {
   it("moves a session from chat completions to the Messages API between turns, history and prompt intact", async () => {
-    session = await runtime.createSession(home.workspace);
+    session = await runtime.sessions.create(home.workspace);
     llm.push({ text: "hello from the first model" });
     expect(await ask("hi")).toBe("hello from the first model");
 
-    const resolved = await runtime.switchModel(session, "claude:claude-x");
+    const resolved = await runtime.sessions.switchModel(session, "claude:claude-x");
     expect(resolved).toMatchObject({ provider: "claude", model: "claude-x", apiMode: "anthropic_messages" });
     expect(session.model).toBe("claude-x");
     expect(session.systemPrompt).toMatch(/\nModel: claude-x\nProvider: claude$/);
     await session.saved();
-    expect(runtime.store.getSession(session.id)).toMatchObject({ model: "claude-x", provider: "claude" });
+    expect(runtime.directory.get(session.id)).toMatchObject({ model: "claude-x", provider: "claude" });
 
     writeFileSync(join(home.workspace, "notes.txt"), "remember the milk\n");
     claude.push({ tool_use: [{ id: "toolu_read", name: "read_file", input: { path: "notes.txt" } }] }, { text: "It says to remember the milk." });
@@ -99,42 +99,42 @@ describe("model switching through the runtime", () => {
   });
 
   it("setModel without a prompt rewrites only the Model and Provider lines of the frozen prompt", async () => {
-    session = await runtime.createSession(home.workspace);
+    session = await runtime.sessions.create(home.workspace);
     const before = session.systemPrompt;
-    const resolved = runtime.resolveModel("claude:claude-x", session.resolved);
+    const resolved = runtime.config.resolveModel("claude:claude-x", session.resolved);
     session.setModel(resolved, { id: "claude", stream: async function* () {} });
     expect(session.systemPrompt).toBe(before.replace(/\nModel: test-model\nProvider: custom$/, "\nModel: claude-x\nProvider: claude"));
     expect(session.providerId).toBe("claude");
   });
 
   it("takes a bare model name as a model of the session's current provider", async () => {
-    session = await runtime.createSession(home.workspace);
-    await runtime.switchModel(session, "claude:claude-x");
-    expect(await runtime.switchModel(session, "claude-live")).toMatchObject({ provider: "claude", model: "claude-live" });
-    expect(await runtime.switchModel(session, "custom:other-model")).toMatchObject({ provider: "custom", baseUrl: llm.baseUrl, model: "other-model" });
+    session = await runtime.sessions.create(home.workspace);
+    await runtime.sessions.switchModel(session, "claude:claude-x");
+    expect(await runtime.sessions.switchModel(session, "claude-live")).toMatchObject({ provider: "claude", model: "claude-live" });
+    expect(await runtime.sessions.switchModel(session, "custom:other-model")).toMatchObject({ provider: "custom", baseUrl: llm.baseUrl, model: "other-model" });
   });
 
   it("refuses a provider without credentials as invalid_params and leaves the session unchanged", async () => {
-    session = await runtime.createSession(home.workspace);
+    session = await runtime.sessions.create(home.workspace);
     const before = session.systemPrompt;
-    const error = await runtime.switchModel(session, "anthropic:claude-sonnet-4-6").catch((caught: unknown) => caught);
+    const error = await runtime.sessions.switchModel(session, "anthropic:claude-sonnet-4-6").catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(HermesError);
     expect((error as HermesError).code).toBe("invalid_params");
     expect((error as HermesError).message).toContain("ANTHROPIC_API_KEY");
     expect(session.model).toBe("test-model");
     expect(session.systemPrompt).toBe(before);
-    await expect(runtime.switchModel(session, "  ")).rejects.toMatchObject({ code: "invalid_params" });
+    await expect(runtime.sessions.switchModel(session, "  ")).rejects.toMatchObject({ code: "invalid_params" });
   });
 
   it("builds the picker from declared and live models, the configured default first, without fetching at session start", async () => {
-    session = await runtime.createSession(home.workspace);
+    session = await runtime.sessions.create(home.workspace);
     expect(llm.requests).toHaveLength(0);
     expect(claude.requests).toHaveLength(0);
     expect(runtime.catalogSnapshot().map((entry) => entry.id)).toEqual(["custom:test-model", "claude:claude-x"]);
     const entries = await runtime.catalog();
     expect(entries.map((entry) => entry.id)).toEqual(["custom:test-model", "custom:fake-model", "claude:claude-x", "claude:claude-live"]);
     expect(entries.find((entry) => entry.id === "claude:claude-live")?.contextLength).toBe(200_000);
-    await runtime.switchModel(session, "claude:claude-live");
+    await runtime.sessions.switchModel(session, "claude:claude-live");
     expect(session.contextUsage().size).toBe(200_000);
   });
 });

@@ -30,7 +30,7 @@ function guarded<A, R>(method: string, handler: (arg: A) => Promise<R> | R): (ar
 export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: SessionManager } {
   const sessions: SessionManager = new SessionManager({
     switchModel: async (session, value) => {
-      const resolved = await runtime.switchModel(session, value);
+      const resolved = await runtime.sessions.switchModel(session, value);
       const live = sessions.find(session.id);
       if (live) sendConfigOptions(live, sessionConfigOptions(session, runtime.catalogSnapshot()));
       return resolved;
@@ -42,15 +42,15 @@ export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: Ses
       guarded("initialize", ({ params }) => {
         // Remembered for every session's turns: the editor's buffers and terminals (editor-ports.ts).
         sessions.clientCapabilities = params.clientCapabilities ?? {};
-        return initializeResponse(runtime.configuredProvider());
+        return initializeResponse(runtime.config.configuredProvider());
       }),
     )
     .onRequest(methods.agent.logout, guarded("logout", () => handleLogout(runtime)))
     .onRequest(
       methods.agent.authenticate,
       guarded("authenticate", ({ params }) => {
-        const provider = runtime.configuredProvider();
-        if (!provider) throw toRequestError(runtime.authRequiredError());
+        const provider = runtime.config.configuredProvider();
+        if (!provider) throw toRequestError(runtime.config.authRequiredError());
         if (!authenticateMethod(params.methodId, provider)) {
           throw new RequestError(AUTH_REQUIRED, `Unknown authentication method ${JSON.stringify(params.methodId)}; use "${provider}" or "${TERMINAL_SETUP_METHOD_ID}".`);
         }
@@ -61,7 +61,7 @@ export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: Ses
       methods.agent.session.new,
       guarded("session/new", async ({ params, client }) => {
         const mcpServers = parseMcpServers(params.mcpServers);
-        const session = await runtime.createSession(params.cwd, { mcpServers });
+        const session = await runtime.sessions.create(params.cwd, { mcpServers });
         log.info(`session ${session.id} created in ${session.cwd} (${session.providerId}:${session.model})`);
         return { sessionId: session.id, ...opened(runtime, sessions.add(session, client), { usage: true }) };
       }),

@@ -22,7 +22,7 @@ export async function handleSetConfigOption(runtime: Runtime, sessions: SessionM
   switch (params.configId) {
     case MODEL_CONFIG_ID:
       if (live.isRunning) throw busy();
-      await runtime.switchModel(live.session, value);
+      await runtime.sessions.switchModel(live.session, value);
       break;
     case EFFORT_CONFIG_ID:
       live.session.setReasoningEffort(value as ReasoningEffort);
@@ -51,7 +51,7 @@ export function handleSetMode(sessions: SessionManager, sessionId: string, modeI
  */
 export async function handleSetModel(runtime: Runtime, live: LiveSession, modelId: string): Promise<Record<string, never>> {
   if (live.isRunning) throw busy();
-  await runtime.switchModel(live.session, modelId);
+  await runtime.sessions.switchModel(live.session, modelId);
   return {};
 }
 

@@ -11,7 +11,7 @@ import { log } from "../shared/logger.js";
  * Idempotent: with nothing stored, `forgotten` is empty. Never throws.
  */
 export function handleLogout(runtime: Runtime): LogoutResponse {
-  const { forgotten, kept } = runtime.forgetCredentials();
+  const { forgotten, kept } = runtime.config.forgetCredentials();
   const message = forgotten.length
     ? `Logged out: forgot ${forgotten.length} stored credential${forgotten.length === 1 ? "" : "s"}. Run \`hermes acp --setup\` or authenticate again to use a provider.`
     : "Logged out: Hermes had no stored credentials to forget.";

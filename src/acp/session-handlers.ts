@@ -58,15 +58,15 @@ async function liveSession(
   const mcpServers = parseMcpServers(rawMcpServers);
   const existing = sessions.find(sessionId);
   if (existing && (existing.session.cwd === cwd || existing.isRunning)) {
-    runtime.addMcpServers(existing.session, mcpServers);
+    runtime.sessions.addMcpServers(existing.session, mcpServers);
     return { live: existing };
   }
   // What the live session has queued must be in state.db before it is read back.
   await existing?.session.saved();
-  const restored = await runtime.restoreWithTranscript(sessionId, cwd, { mcpServers });
+  const restored = await runtime.sessions.restoreWithTranscript(sessionId, cwd, { mcpServers });
   if (!restored) {
     if (existing) {
-      runtime.addMcpServers(existing.session, mcpServers);
+      runtime.sessions.addMcpServers(existing.session, mcpServers);
       return { live: existing };
     }
     throw notFound(sessionId);
@@ -82,7 +82,7 @@ async function liveSession(
 export async function handleLoad(runtime: Runtime, sessions: SessionManager, client: AgentContext, params: LoadSessionRequest): Promise<LoadSessionResponse> {
   const { live, transcript } = await liveSession(runtime, sessions, client, params.sessionId, params.cwd, params.mcpServers);
   try {
-    const stored = transcript ?? runtime.transcript(live.session.id);
+    const stored = transcript ?? runtime.directory.transcript(live.session.id);
     const entries = stored.length ? stored : live.session.history.map((message) => ({ message }));
     for (const update of replayUpdates(entries, live.session.tools, live.session.cwd)) live.updates.send(update);
     await live.updates.flushed();
@@ -102,20 +102,20 @@ export async function handleResume(runtime: Runtime, sessions: SessionManager, c
 export async function handleFork(runtime: Runtime, sessions: SessionManager, client: AgentContext, params: ForkSessionRequest): Promise<ForkSessionResponse> {
   const mcpServers = parseMcpServers(params.mcpServers);
   await sessions.find(params.sessionId)?.session.saved();
-  let forked = await runtime.forkSession(params.sessionId, params.cwd, { mcpServers });
+  let forked = await runtime.sessions.fork(params.sessionId, params.cwd, { mcpServers });
   if (!forked) {
     // A session that was opened but never prompted has nothing stored: its fork starts empty.
     if (!sessions.find(params.sessionId)) throw notFound(params.sessionId);
-    forked = await runtime.createSession(params.cwd, { mcpServers });
+    forked = await runtime.sessions.create(params.cwd, { mcpServers });
   }
   return { sessionId: forked.id, ...opened(runtime, sessions.add(forked, client), { usage: false }) };
 }
 
 /** `session/list`: stored ACP sessions, newest first, one page; an unknown cursor gives an empty page. */
 export function handleList(runtime: Runtime, params: ListSessionsRequest): ListSessionsResponse {
-  const page = runtime.store.listSessions({
+  const page = runtime.directory.list({
     source: "acp",
-    limit: runtime.configOrDefaults().sessions.page_size,
+    limit: runtime.config.orDefaults().sessions.page_size,
     ...(params.cwd ? { cwd: params.cwd } : {}),
     ...(params.cursor ? { cursor: params.cursor } : {}),
   });
@@ -139,7 +139,7 @@ export async function handleClose(sessions: SessionManager, sessionId: string): 
 /** `session/delete`: closes the session and removes it and its messages from state.db. */
 export async function handleDelete(runtime: Runtime, sessions: SessionManager, sessionId: string): Promise<Record<string, never>> {
   const wasLive = await sessions.close(sessionId);
-  const deleted = runtime.store.deleteSession(sessionId);
+  const deleted = runtime.directory.delete(sessionId);
   if (!deleted && !wasLive) throw notFound(sessionId);
   return {};
 }

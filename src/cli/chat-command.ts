@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../runtime/session.js";
 import { Runtime } from "../runtime/runtime.js";
 import { errorMessage } from "../shared/errors.js";
 import { bootstrap } from "./bootstrap.js";
@@ -21,7 +21,7 @@ export async function runChatCommand(argv: string[]): Promise<number> {
   const runtime = new Runtime({ home: paths.home });
   let session;
   try {
-    session = await runtime.createSession(process.cwd(), { source: "cli" });
+    session = await runtime.sessions.create(process.cwd(), { source: "cli" });
   } catch (error) {
     process.stderr.write(`${errorMessage(error)}\n`);
     return 1;

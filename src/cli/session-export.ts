@@ -2,7 +2,7 @@
  * `hermes sessions export`: a stored session as a Markdown transcript, or as JSON with every
  * field. Pure functions over the store's types.
  */
-import type { MessageRow, SessionRecord, StoredMessage } from "../store/types.js";
+import type { MessageRow, SessionRecord, StoredMessage } from "../runtime/session-directory.js";
 
 /** Tool results longer than this keep their head and tail with a note of what was left out. */
 export const EXPORT_TOOL_RESULT_CHARS = 4000;

@@ -1,11 +1,9 @@
 import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { errorMessage } from "../shared/errors.js";
-import { repairDatabase, salvageDatabase, type CheckResult, type RepairReport } from "../store/integrity.js";
-import { loadSqlite } from "../store/sqlite.js";
-import { StateStore } from "../store/state-store.js";
-import type { SessionSummary } from "../store/types.js";
+import { openSessionDirectory } from "../runtime/open-directory.js";
+import type { CheckResult, RepairReport, SessionDirectory, SessionSummary } from "../runtime/session-directory.js";
 import { bootstrap } from "./bootstrap.js";
 import { formatLocalTime, sessionJson, sessionMarkdown } from "./session-export.js";
 
@@ -37,8 +35,7 @@ export async function runSessionsCommand(argv: string[]): Promise<number> {
     return sub === undefined ? 2 : 0;
   }
   const paths = bootstrap({ logFile: false });
-  if (sub === "repair") return repair(paths.stateDb, rest);
-  const store = existsSync(paths.stateDb) ? new StateStore(paths.stateDb) : undefined;
+  const store = openSessionDirectory(paths.stateDb);
   try {
     switch (sub) {
       case "list":
@@ -49,6 +46,8 @@ export async function runSessionsCommand(argv: string[]): Promise<number> {
         return exportSession(store, rest);
       case "delete":
         return deleteSession(store, rest);
+      case "repair":
+        return repair(store, rest);
       default:
         throw new UsageError(`unknown sessions command '${sub}'`);
     }
@@ -60,20 +59,20 @@ export async function runSessionsCommand(argv: string[]): Promise<number> {
     process.stderr.write(`hermes sessions: ${errorMessage(error)}\n`);
     return 1;
   } finally {
-    store?.close();
+    store.close();
   }
 }
 
-function list(store: StateStore | undefined, argv: string[]): number {
+function list(store: SessionDirectory, argv: string[]): number {
   const { values } = parseArgs({ args: argv, options: { cwd: { type: "string" }, limit: { type: "string" }, json: { type: "boolean" } }, strict: true });
   const limit = positiveInt(values.limit, "--limit") ?? DEFAULT_LIST_LIMIT;
   const cwd = values.cwd === undefined ? undefined : resolve(values.cwd);
   const sessions: SessionSummary[] = [];
   let more = false;
-  if (store) {
+  {
     let cursor: string | undefined;
     do {
-      const page = store.listSessions({ limit: Math.min(1000, limit - sessions.length), ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}) });
+      const page = store.list({ limit: Math.min(1000, limit - sessions.length), ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}) });
       sessions.push(...page.sessions);
       cursor = page.nextCursor;
     } while (cursor && sessions.length < limit);
@@ -96,12 +95,12 @@ function list(store: StateStore | undefined, argv: string[]): number {
   return 0;
 }
 
-function search(store: StateStore | undefined, argv: string[]): number {
+function search(store: SessionDirectory, argv: string[]): number {
   const { values, positionals } = parseArgs({ args: argv, options: { limit: { type: "string" }, json: { type: "boolean" } }, allowPositionals: true, strict: true });
   const query = positionals.join(" ").trim();
   if (!query) throw new UsageError("search needs a query");
   const limit = Math.min(MAX_SEARCH_LIMIT, positiveInt(values.limit, "--limit") ?? MAX_SEARCH_LIMIT);
-  const hits = store ? store.searchMessages({ query, limit }).hits : [];
+  const hits = store.search({ query, limit }).hits;
   if (values.json) {
     const shaped = hits.map((hit) => ({ ...hit, when: iso(hit.when), startedAt: iso(hit.startedAt), timestamp: iso(hit.timestamp) }));
     write(JSON.stringify({ query, hits: shaped }, null, 2));
@@ -121,21 +120,21 @@ function search(store: StateStore | undefined, argv: string[]): number {
   return 0;
 }
 
-function exportSession(store: StateStore | undefined, argv: string[]): number {
+function exportSession(store: SessionDirectory, argv: string[]): number {
   const { values, positionals } = parseArgs({ args: argv, options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
   const id = singleId(positionals, "export");
-  const session = store?.getSession(id);
-  if (!store || !session) return noSuchSession(id);
-  const rows = store.loadMessageRows(id);
+  const session = store.get(id);
+  if (!session) return noSuchSession(id);
+  const rows = store.messageRows(id);
   write(values.json ? JSON.stringify(sessionJson(session, rows), null, 2) : sessionMarkdown(session, rows).trimEnd());
   return 0;
 }
 
-function deleteSession(store: StateStore | undefined, argv: string[]): number {
+function deleteSession(store: SessionDirectory, argv: string[]): number {
   const { positionals } = parseArgs({ args: argv, options: {}, allowPositionals: true, strict: true });
   const id = singleId(positionals, "delete");
-  const session = store?.getSession(id);
-  if (!store || !session || !store.deleteSession(id)) return noSuchSession(id);
+  const session = store.get(id);
+  if (!session || !store.delete(id)) return noSuchSession(id);
   const title = session.title?.trim() ? ` "${session.title.trim()}"` : "";
   const count = `${session.messageCount} message${session.messageCount === 1 ? "" : "s"}`;
   write(`Deleted session ${id}${title} (${count}${session.cwd ? `, ${session.cwd}` : ""}).`);
@@ -143,22 +142,22 @@ function deleteSession(store: StateStore | undefined, argv: string[]): number {
 }
 
 /** `repair`: exit 0 when the database is sound afterwards, 1 when it is not (or cannot be opened). */
-function repair(stateDb: string, argv: string[]): number {
+function repair(store: SessionDirectory, argv: string[]): number {
   const { values } = parseArgs({ args: argv, options: { salvage: { type: "boolean" } }, strict: true });
-  const path = ownDatabase(stateDb);
+  const path = store.ownDatabase();
   if (!existsSync(path)) {
     write(`No ${path}: nothing to repair.`);
     return 0;
   }
   if (values.salvage) {
-    const report = salvageDatabase(path);
+    const report = store.salvage();
     write(`Salvaged ${report.sessions} session(s) and ${report.messages} message(s) into a new ${path}${report.unreadable ? `; ${report.unreadable} row(s) could not be read` : ""}.`);
     write(`The damaged file is kept as ${report.damagedCopy}.`);
     return 0;
   }
   let report: RepairReport;
   try {
-    report = repairDatabase(path);
+    report = store.repair();
   } catch (error) {
     process.stderr.write(`hermes sessions: ${errorMessage(error)}\n`);
     process.stderr.write(`It is beyond repair in place and was left untouched. \`hermes sessions repair --salvage\` moves it aside and starts a new ${path} with whatever can still be read.\n`);
@@ -174,22 +173,6 @@ function repair(stateDb: string, argv: string[]): number {
   process.stderr.write(`hermes sessions: the tables themselves are damaged (${problems(report.after)}); the file was left as it is.\n`);
   process.stderr.write(`\`hermes sessions repair --salvage\` copies every readable session and message into a new ${path} and keeps the damaged file beside it.\n`);
   return 1;
-}
-
-/** The database hermes-acp writes: state.db, or state-acp.db beside it when state.db belongs to Python Hermes. */
-function ownDatabase(stateDb: string): string {
-  const own = join(dirname(stateDb), "state-acp.db");
-  if (!existsSync(stateDb) || !existsSync(own)) return stateDb;
-  try {
-    const db = new (loadSqlite())(stateDb, { readonly: true, fileMustExist: true });
-    try {
-      return Number(db.pragma("user_version", { simple: true })) === 0 && db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sessions'").get() ? own : stateDb;
-    } finally {
-      db.close();
-    }
-  } catch {
-    return stateDb;
-  }
 }
 
 function noSuchSession(id: string): number {

@@ -1,5 +1,7 @@
 import { runTurn, type TurnResult } from "../agent/loop.js";
 import type { EmitAgentEvent } from "../agent/events.js";
+
+export type { AgentEvent, EmitAgentEvent } from "../agent/events.js";
 import type { HermesConfig } from "../config/schema.js";
 import type { ChatMessage, Provider, ResolvedProvider, UserContentPart } from "../llm/types.js";
 import { newId } from "../shared/ids.js";

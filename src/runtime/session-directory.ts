@@ -1,0 +1,106 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { ToolOutcome } from "../agent/loop.js";
+import { repairToolPairs } from "../agent/history-repair.js";
+import type { ChatMessage } from "../llm/types.js";
+import { repairDatabase, salvageDatabase, type CheckResult, type RepairReport, type SalvageReport } from "../store/integrity.js";
+import type { SearchOptions, SearchResult } from "../store/search.js";
+import { loadSqlite } from "../store/sqlite.js";
+import type { StateStore } from "../store/state-store.js";
+import type { ListSessionsOptions, MessageRow, SessionPage, SessionRecord, SessionSummary, StoredMessage } from "../store/types.js";
+import { afterLastReset } from "./history-reset.js";
+
+export type { CheckResult, ListSessionsOptions, MessageRow, RepairReport, SalvageReport, SessionPage, SessionRecord, SessionSummary, StoredMessage };
+
+export interface TranscriptEntry {
+  message: ChatMessage;
+  toolOutcome?: ToolOutcome;
+}
+
+/**
+ * The stored sessions, as the adapter and the CLI see them: list, read, delete, search, repair.
+ * The only view of state.db outside `runtime/`. Errors as StateStore's (HermesError `internal`
+ * naming the file and the reason).
+ */
+export class SessionDirectory {
+  constructor(
+    /** Undefined when there is no state.db (a CLI command never creates one): then nothing is stored. */
+    private readonly store: StateStore | undefined,
+    /** The state.db path (for repair, which works on the file itself). */
+    readonly path: string,
+  ) {}
+
+  /** Sessions newest first, one page (see StateStore.listSessions). */
+  list(options: ListSessionsOptions = {}): SessionPage {
+    return this.store ? this.store.listSessions(options) : { sessions: [] };
+  }
+
+  get(id: string): SessionRecord | undefined {
+    return this.store?.getSession(id);
+  }
+
+  /** Every stored message of a session with its id and time, reset markers included (for export). */
+  messageRows(id: string): MessageRow[] {
+    return this.store?.loadMessageRows(id) ?? [];
+  }
+
+  /** Deletes the session and its messages. False when it is not stored. */
+  delete(id: string): boolean {
+    return this.store?.deleteSession(id) ?? false;
+  }
+
+  /** Full-text search, one hit per session (see store/search.ts). */
+  search(options: SearchOptions): SearchResult {
+    return this.store ? this.store.searchMessages(options) : { strategy: "none", hits: [] };
+  }
+
+  /**
+   * The stored conversation of a session with each tool result's outcome, for replaying it to an
+   * editor and restoring it: what follows the last `/reset` marker, with tool calls a killed
+   * process left without results repaired. Empty when nothing is stored.
+   */
+  transcript(id: string): TranscriptEntry[] {
+    const entries = this.messageRows(id).map((row) => {
+      const outcome = row.toolDetails as Partial<ToolOutcome> | undefined;
+      const entry: TranscriptEntry = { message: row.message as ChatMessage };
+      if (outcome && typeof outcome === "object" && typeof outcome.isError === "boolean") {
+        entry.toolOutcome = { isError: outcome.isError, ...(outcome.details !== undefined ? { details: outcome.details } : {}) };
+      }
+      return entry;
+    });
+    return repairToolPairs(afterLastReset(entries, (entry) => entry.message));
+  }
+
+  /** The database hermes-acp writes: state.db, or state-acp.db beside it when state.db belongs to Python Hermes. */
+  ownDatabase(): string {
+    const own = join(dirname(this.path), "state-acp.db");
+    if (!existsSync(this.path) || !existsSync(own)) return this.path;
+    try {
+      const db = new (loadSqlite())(this.path, { readonly: true, fileMustExist: true });
+      try {
+        const foreign = Number(db.pragma("user_version", { simple: true })) === 0 && db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sessions'").get();
+        return foreign ? own : this.path;
+      } finally {
+        db.close();
+      }
+    } catch {
+      return this.path;
+    }
+  }
+
+  /** `hermes sessions repair`: see store/integrity.ts repairDatabase. Call with no other handle open. */
+  repair(): RepairReport {
+    this.store?.close();
+    return repairDatabase(this.ownDatabase());
+  }
+
+  /** `hermes sessions repair --salvage`: see store/integrity.ts salvageDatabase. */
+  salvage(): SalvageReport {
+    this.store?.close();
+    return salvageDatabase(this.ownDatabase());
+  }
+
+  close(): void {
+    this.store?.close();
+  }
+}

@@ -1,0 +1,269 @@
+import { isAbsolute } from "node:path";
+import type { HomePaths } from "../config/paths.js";
+import { addCommandAllowlistEntry } from "../config/write.js";
+import { defaultConfig, type HermesConfig } from "../config/schema.js";
+import type { ChatMessage, ModelRequest, Provider, ProviderEvent, ResolvedProvider } from "../llm/types.js";
+import { errorMessage, HermesError } from "../shared/errors.js";
+import { newId } from "../shared/ids.js";
+import { log } from "../shared/logger.js";
+import { ToolRegistry } from "../tools/registry.js";
+import { hermesAcpTools } from "../tools/toolsets.js";
+import type { StateStore } from "../store/state-store.js";
+import type { SessionRecord } from "../store/types.js";
+import { hideCredentialsFromCommands, type ConfigSource } from "./config-source.js";
+import { resolveMcpServers, type McpServerInput } from "./mcp/server-spec.js";
+import { SessionMcp } from "./mcp/session-mcp.js";
+import { SessionRecorder } from "./recorder.js";
+import type { SessionDirectory, TranscriptEntry } from "./session-directory.js";
+import { createSessionSearchPort } from "./session-search-port.js";
+import { AgentSession } from "./session.js";
+import { sessionContextWindow, type ModelWindowLookup } from "./session-context.js";
+import { buildSessionSystemPrompt, storedPromptFits } from "./session-prompt.js";
+
+/** What a session is opened with besides its cwd. */
+export interface SessionOpenOptions {
+  /**
+   * MCP servers the editor passed (already validated: unique names). They, and config.yaml's
+   * `mcp_servers`, connect in the background; see SessionMcp.
+   */
+  mcpServers?: readonly McpServerInput[];
+}
+
+/**
+ * Builds live sessions: new, restored from state.db (also while config.yaml is broken), forked;
+ * their system prompt, tools, MCP servers, provider and recorder; and switches their model.
+ */
+export class SessionFactory {
+  constructor(
+    private readonly paths: HomePaths,
+    private readonly config: ConfigSource,
+    private readonly store: StateStore,
+    private readonly directory: SessionDirectory,
+    private readonly contextWindowLookup: ModelWindowLookup | undefined,
+  ) {}
+
+  /**
+   * A new session rooted at the absolute `cwd`. Nothing is written until its first message.
+   * Throws HermesError `invalid_params` for a relative cwd, `config_invalid` for a broken
+   * config.yaml, `auth_required` without a provider.
+   */
+  async create(cwd: string, options: { source?: string } & SessionOpenOptions = {}): Promise<AgentSession> {
+    requireAbsolute(cwd);
+    const config = this.config.load();
+    const resolved = this.config.resolve(config);
+    const id = newId();
+    const systemPrompt = await this.systemPrompt(config, resolved, cwd, new Date());
+    return this.assemble({ id, cwd, config, resolved, systemPrompt, source: options.source ?? "acp", mcpServers: options.mcpServers ?? [] });
+  }
+
+  /**
+   * A stored session, ready to continue in `cwd` (default: where it ran): its history, title
+   * and frozen system prompt (rebuilt when the model or provider changed since). Undefined when
+   * no such session is stored. Throws like `createSession` for config and provider problems.
+   */
+  async restore(id: string, cwd?: string, options: SessionOpenOptions = {}): Promise<AgentSession | undefined> {
+    return (await this.restoreWithTranscript(id, cwd, options))?.session;
+  }
+
+  /** `restoreSession`, also answering the stored transcript (read once) for a replay. */
+  async restoreWithTranscript(
+    id: string,
+    cwd?: string,
+    options: SessionOpenOptions = {},
+  ): Promise<{ session: AgentSession; transcript: TranscriptEntry[] } | undefined> {
+    if (cwd !== undefined) requireAbsolute(cwd);
+    const record = this.store.getSession(id);
+    if (!record) return undefined;
+    const transcript = this.directory.transcript(id);
+    const loaded = this.config.current();
+    // A broken config.yaml still restores the stored conversation; prompting names the problem.
+    if (!loaded.ok) return { session: await this.restoreDetached(record, cwd ?? record.cwd ?? process.cwd(), transcript, options), transcript };
+    const config = loaded.config;
+    const resolved = this.config.storedModel(config, record.provider, record.model) ?? this.config.resolve(config);
+    const sessionCwd = cwd ?? record.cwd ?? process.cwd();
+    const stored = record.systemPrompt;
+    const systemPrompt =
+      storedPromptFits(stored, resolved.model, resolved.provider) && sessionCwd === record.cwd
+        ? stored
+        : await this.systemPrompt(config, resolved, sessionCwd, new Date(record.startedAt));
+    const session = await this.assemble({
+      id,
+      cwd: sessionCwd,
+      config,
+      resolved,
+      systemPrompt,
+      source: record.source,
+      history: transcript.map((entry) => entry.message),
+      title: record.title,
+      parentSessionId: record.parentSessionId,
+      mcpServers: options.mcpServers ?? [],
+    });
+    return { session, transcript };
+  }
+
+  /**
+   * A stored session restored while config.yaml is broken: every default setting, the model it
+   * was stored with, and a provider resolved from config.yaml at its first model call. Its
+   * prompts reject with the config error until the file is fixed.
+   */
+  private async restoreDetached(record: SessionRecord, cwd: string, transcript: TranscriptEntry[], options: SessionOpenOptions): Promise<AgentSession> {
+    const config = defaultConfig();
+    const resolved: ResolvedProvider = {
+      provider: record.provider ?? "custom",
+      apiMode: "chat_completions",
+      baseUrl: typeof record.modelConfig.base_url === "string" ? record.modelConfig.base_url : "",
+      apiKey: "",
+      model: record.model ?? "",
+      source: "state.db (config.yaml is invalid)",
+    };
+    const unusable = (): HermesError | undefined => {
+      const now = this.config.current();
+      return now.ok ? undefined : now.error;
+    };
+    const provider: Provider = {
+      id: resolved.provider,
+      stream: (request, signal) => this.streamWithCurrentConfig(request, signal),
+    };
+    return this.assemble({
+      id: record.id,
+      cwd,
+      config,
+      resolved,
+      provider,
+      unusable,
+      systemPrompt: record.systemPrompt ?? "",
+      source: record.source,
+      history: transcript.map((entry) => entry.message),
+      title: record.title,
+      parentSessionId: record.parentSessionId,
+      mcpServers: options.mcpServers ?? [],
+    });
+  }
+
+  /** A model call through the provider config.yaml names now (for sessions restored while it was broken). */
+  private async *streamWithCurrentConfig(request: ModelRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
+    let provider: Provider;
+    try {
+      const config = this.config.load();
+      provider = await this.config.provider(this.config.resolve(config), config);
+    } catch (error) {
+      yield { type: "error", kind: "bad_request", message: errorMessage(error) };
+      return;
+    }
+    yield* provider.stream(request, signal);
+  }
+
+  /** A copy of a stored session under a new id, in `cwd`, with `parent_session_id` set. */
+  async fork(sourceId: string, cwd: string, options: SessionOpenOptions = {}): Promise<AgentSession | undefined> {
+    requireAbsolute(cwd);
+    if (!this.store.getSession(sourceId)) return undefined;
+    const newIdValue = newId();
+    this.store.forkSession(sourceId, { newId: newIdValue, cwd });
+    return this.restore(newIdValue, cwd, options);
+  }
+
+  /**
+   * Connects MCP servers the editor names again for a session that stays live (a load or resume
+   * of a session already open): servers it already has are kept, new ones start in the background.
+   */
+  addMcpServers(session: AgentSession, servers: readonly McpServerInput[]): void {
+    if (!session.mcp || servers.length === 0) return;
+    const loaded = this.config.current();
+    session.mcp.start(this.mcpSpecs(servers, loaded.ok ? loaded.config : undefined));
+  }
+
+  /**
+   * Switches `session` to `value` (see `resolveModel`) from its next turn: the provider for the
+   * new endpoint, the system prompt rebuilt for the new model (SOUL.md, project context,
+   * environment), state.db updated. Callers make sure no turn is running. Throws like
+   * `resolveModel`, leaving the session unchanged.
+   */
+  async switchModel(session: AgentSession, value: string): Promise<ResolvedProvider> {
+    const config = this.config.load();
+    const resolved = this.config.resolveModel(value, session.resolved, config);
+    const provider = await this.config.provider(resolved, config);
+    const systemPrompt = await this.systemPrompt(config, resolved, session.cwd, new Date());
+    session.setModel(resolved, provider, systemPrompt);
+    return resolved;
+  }
+
+  private async assemble(input: {
+    id: string;
+    cwd: string;
+    config: HermesConfig;
+    resolved: ResolvedProvider;
+    systemPrompt: string;
+    source: string;
+    history?: ChatMessage[];
+    title?: string | null;
+    parentSessionId?: string | null;
+    mcpServers: readonly McpServerInput[];
+    /** Instead of the provider for `resolved`. */
+    provider?: Provider;
+    unusable?: () => HermesError | undefined;
+  }): Promise<AgentSession> {
+    const { config, resolved } = input;
+    hideCredentialsFromCommands(config, resolved);
+    const meta = this.store.createSession({
+      id: input.id,
+      cwd: input.cwd,
+      model: resolved.model,
+      provider: resolved.provider,
+      systemPrompt: input.systemPrompt,
+      source: input.source,
+      parentSessionId: input.parentSessionId ?? null,
+      modelConfig: { base_url: resolved.baseUrl },
+    });
+    const tools = new ToolRegistry(hermesAcpTools());
+    const provider = input.provider ?? (await this.config.provider(resolved, config));
+    const mcp = new SessionMcp({ cwd: input.cwd, env: this.config.env, tools });
+    mcp.start(this.mcpSpecs(input.mcpServers, config));
+    return new AgentSession({
+      id: input.id,
+      cwd: input.cwd,
+      config,
+      resolved,
+      provider,
+      tools,
+      mcp,
+      systemPrompt: input.systemPrompt,
+      ...(this.contextWindowLookup ? { contextWindowLookup: this.contextWindowLookup } : {}),
+      hermesHome: this.paths.home,
+      recorder: new SessionRecorder(this.store, meta),
+      ports: { sessionSearch: createSessionSearchPort(this.store, input.id) },
+      ...(input.history ? { history: input.history } : {}),
+      ...(input.title !== undefined ? { title: input.title } : {}),
+      ...(input.unusable ? { unusable: input.unusable } : {}),
+      approvalSettings: {
+        hermesHome: this.paths.home,
+        config,
+        persistAllowed: (command) => addCommandAllowlistEntry(this.paths.home, command),
+      },
+    });
+  }
+
+  /** A session's system prompt, built once (SOUL.md, project context of `cwd`, environment). */
+  private systemPrompt(config: HermesConfig, resolved: ResolvedProvider, cwd: string, startedAt: Date): Promise<string> {
+    return buildSessionSystemPrompt({
+      soulFile: this.paths.soulFile,
+      cwd,
+      model: resolved.model,
+      provider: resolved.provider,
+      startedAt,
+      contextWindow: sessionContextWindow(config, resolved.provider, resolved.model, this.contextWindowLookup),
+    });
+  }
+
+  /** The editor's servers merged with config.yaml's; unusable config entries are logged and skipped. */
+  private mcpSpecs(servers: readonly McpServerInput[], config: HermesConfig | undefined) {
+    const { specs, problems } = resolveMcpServers(servers, config?.mcp_servers ?? {}, this.config.env);
+    for (const problem of problems) log.warn(`config.yaml mcp_servers.${problem.name} skipped: ${problem.reason}`);
+    return specs;
+  }
+}
+
+function requireAbsolute(cwd: unknown): asserts cwd is string {
+  if (typeof cwd !== "string" || !isAbsolute(cwd)) {
+    throw new HermesError("invalid_params", `cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
+  }
+}
