@@ -6,9 +6,7 @@ import { AUTH_REQUIRED, toRequestError } from "./errors.js";
 import { initializeResponse } from "./initialize.js";
 import { handleLogout } from "./logout.js";
 import { parseMcpServers } from "./mcp-params.js";
-import { handleSetConfigOption, handleSetMode, handleSetModel, parseSetModelParams } from "./config-handlers.js";
-import { sessionConfigOptions } from "./config-options.js";
-import { sendConfigOptions } from "./session-status.js";
+import { handleSetConfigOption, handleSetMode, handleSetModel, parseSetModelParams, switchSessionModel } from "./config-handlers.js";
 import { handleClose, handleDelete, handleFork, handleList, handleLoad, handleResume, opened } from "./session-handlers.js";
 import { handlePrompt } from "./prompt-handler.js";
 import { SessionManager } from "./session-manager.js";
@@ -29,12 +27,8 @@ function guarded<A, R>(method: string, handler: (arg: A) => Promise<R> | R): (ar
 /** The Hermes ACP agent: every handler, over one runtime. */
 export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: SessionManager } {
   const sessions: SessionManager = new SessionManager({
-    switchModel: async (session, value) => {
-      const resolved = await runtime.sessions.switchModel(session, value);
-      const live = sessions.find(session.id);
-      if (live) sendConfigOptions(live, sessionConfigOptions(session, runtime.catalogSnapshot()));
-      return resolved;
-    },
+    // `/model`: the command holds the session while it switches.
+    switchModel: (live, value) => switchSessionModel(runtime, live, value, { announce: true, held: true }),
   });
   const app = agent({ name: "hermes-agent" })
     .onRequest(
@@ -72,7 +66,7 @@ export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: Ses
     .onRequest(methods.agent.session.list, guarded("session/list", ({ params }) => handleList(runtime, params)))
     .onRequest(methods.agent.session.close, guarded("session/close", ({ params }) => handleClose(sessions, params.sessionId)))
     .onRequest(methods.agent.session.delete, guarded("session/delete", ({ params }) => handleDelete(runtime, sessions, params.sessionId)))
-    .onRequest(methods.agent.session.setMode, guarded("session/set_mode", ({ params }) => handleSetMode(sessions, params.sessionId, params.modeId)))
+    .onRequest(methods.agent.session.setMode, guarded("session/set_mode", ({ params }) => handleSetMode(runtime, sessions, params.sessionId, params.modeId)))
     .onRequest(methods.agent.session.setConfigOption, guarded("session/set_config_option", ({ params }) => handleSetConfigOption(runtime, sessions, params)))
     .onRequest(
       "session/set_model",

@@ -80,7 +80,7 @@ export class LiveSession {
    */
   async switchModel(value: string): Promise<{ model: string; provider: string }> {
     if (!this.modelSwitcher) throw new Error("switching models is not available here");
-    const resolved = await this.modelSwitcher(this.session, value);
+    const resolved = await this.modelSwitcher(this, value);
     return { model: resolved.model, provider: resolved.provider };
   }
 
@@ -184,7 +184,7 @@ export class LiveSession {
 }
 
 /** Switches a session to another model (the runtime's `switchModel`). */
-export type ModelSwitcher = (session: AgentSession, value: string) => Promise<{ model: string; provider: string }>;
+export type ModelSwitcher = (live: LiveSession, value: string) => Promise<{ model: string; provider: string }>;
 
 /** The sessions of one connection, by id. */
 export class SessionManager {
