@@ -61,8 +61,14 @@ async function liveSession(
     runtime.sessions.addMcpServers(existing.session, mcpServers);
     return { live: existing };
   }
-  // What the live session has queued must be in state.db before it is read back.
+  // What the live session has queued must be in state.db before it is read back; a session whose
+  // writes cannot be stored yet stays as it is (its history lives only in memory).
   await existing?.session.saved();
+  if (existing?.session.unsaved) {
+    log.warn(`session ${sessionId} has writes state.db does not hold yet; it stays open as it is`);
+    runtime.sessions.addMcpServers(existing.session, mcpServers);
+    return { live: existing };
+  }
   const restored = await runtime.sessions.restoreWithTranscript(sessionId, cwd, { mcpServers });
   if (!restored) {
     if (existing) {

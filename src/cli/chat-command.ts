@@ -10,6 +10,9 @@ import { nonInteractiveAsker } from "./terminal-asker.js";
  * to stdout; reasoning and tool activity go to stderr. Ctrl-C cancels the turn.
  * Exit 0 when the turn ends normally, 1 on setup errors, 130 when cancelled.
  */
+/** How long `hermes chat` waits at the end for a state.db another process keeps locked. */
+const CHAT_SAVE_WAIT_MS = 60_000;
+
 export async function runChatCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { query: { type: "string", short: "q" } }, strict: true });
   const query = values.query?.trim();
@@ -36,8 +39,16 @@ export async function runChatCommand(argv: string[]): Promise<number> {
     emit: (event) => printer.print(event),
   });
   printer.end();
-  if (result.saveError) process.stderr.write(`hermes: this conversation could not be saved: ${result.saveError}\n`);
   if (result.storeDamage) process.stderr.write(`hermes: ${result.storeDamage}\n`);
+  const waited = session.unsaved;
+  if (waited) {
+    // A one-shot command outlives no retry: wait (bounded) for the lock instead of leaving the turn unsaved.
+    process.stderr.write(`hermes: waiting up to ${CHAT_SAVE_WAIT_MS / 1000} s to save the conversation (${result.saveError ?? "state.db is busy"})\n`);
+    await session.saved(CHAT_SAVE_WAIT_MS);
+  }
+  if (session.unsaved || (result.saveError && !waited)) {
+    process.stderr.write(`hermes: this conversation could not be saved: ${result.saveError ?? "state.db stayed locked"}\n`);
+  }
   await session.dispose();
   if (result.stopReason === "cancelled") return 130;
   return 0;

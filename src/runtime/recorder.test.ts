@@ -84,7 +84,7 @@ describe("SessionRecorder", () => {
     expect(texts()).toEqual(["user:kept"]);
   });
 
-  it("reports a database it cannot write at once, and keeps the queue for when it can", async () => {
+  it("reports a database that can never be written (a newer schema) at once, and queues nothing more", async () => {
     store.getSession("s1");
     const db = new (loadSqlite())(join(root, "state.db"));
     db.pragma("user_version = 99");
@@ -94,7 +94,35 @@ describe("SessionRecorder", () => {
     recorder.append({ role: "user", content: "lost?" });
     await recorder.settle();
     expect(recorder.takeFailure()).toMatch(/schema version 99, newer/);
-    expect(recorder.pending).toBe(true);
+    expect(recorder.pending).toBe(false);
+    recorder.append({ role: "assistant", content: "not queued" });
+    expect(recorder.pending).toBe(false);
+    await recorder.settle();
+    expect(recorder.takeFailure()).toBeUndefined();
+  });
+
+  it("never stores a partial answer of a failed turn after the next user message", async () => {
+    const recorder = new SessionRecorder(store, meta(), { streamEveryChars: 1 });
+    recorder.append({ role: "user", content: "Q1" });
+    recorder.streaming("half an answer", true);
+    await recorder.settle();
+    // No endTurn (the turn threw): the next turn starts.
+    recorder.append({ role: "user", content: "Q2" });
+    recorder.streaming("answer to Q2", true);
+    recorder.append({ role: "assistant", content: "answer to Q2" });
+    await recorder.settle();
+    expect(texts()).toEqual(["user:Q1", "user:Q2", "assistant:answer to Q2"]);
+  });
+
+  it("writes a session row with the metadata the message was queued with", async () => {
+    const release = holdWriteLock();
+    const recorder = new SessionRecorder(store, meta());
+    recorder.append({ role: "user", content: "first" });
+    recorder.switchModel({ model: "m2", provider: "p2", baseUrl: "http://x", systemPrompt: "new prompt" });
+    release();
+    await recorder.settle(60_000);
+    expect(store.getSession("s1")).toMatchObject({ model: "m2", provider: "p2" });
+    expect(store.getSession("s1")?.systemPrompt).toBeNull();
   });
 
   it("stores streamed text as a partial answer, then the answer in its place", async () => {

@@ -22,12 +22,23 @@ const DEFAULTS: Required<RecorderOptions> = { attemptBusyMs: 20, settleGraceMs: 
 /** Retry pauses: short while another process holds the lock, long after any other failure. */
 const LOCKED_RETRY_MS = { first: 25, max: 1000 };
 const FAILED_RETRY_MS = { first: 1000, max: 30_000 };
+/** At most this many queued writes go into one transaction (a long backlog is stored in several). */
+const MAX_BATCH = 100;
+/** The last attempt before a session is dropped from memory waits this long for a lock (ms). */
+const FINAL_ATTEMPT_BUSY_MS = 2000;
+
+/**
+ * One lock back-off per database shared by its sessions' recorders: while another process holds
+ * the lock, one probe per interval costs the event loop, not one per session.
+ */
+const lockBackoff = new WeakMap<StateStore, { retryAt: number }>();
+
 /** `finish_reason` of a partial answer stored while it streams; replaced when the answer lands. */
 export const STREAMING_FINISH_REASON = "incomplete";
 
 type Write =
-  | { kind: "message"; message: ChatMessage; toolOutcome?: ToolOutcome }
-  | { kind: "partial"; text: string }
+  | { kind: "message"; meta: SessionMeta; message: ChatMessage; toolOutcome?: ToolOutcome }
+  | { kind: "partial"; meta: SessionMeta; text: string }
   | { kind: "drop-partial" }
   | { kind: "usage"; usage: { input: number; output: number; reasoning: number } }
   | { kind: "title"; title: string }
@@ -68,6 +79,10 @@ export class SessionRecorder {
   private reportedFailure = false;
   private unreported: string | undefined;
   private readonly idle = new Set<() => void>();
+  /** Set when the store can never be written (read-only, newer schema): nothing more is queued. */
+  private refused = false;
+  /** Writes the store refused as such (not a database failure), logged once and left out. */
+  private readonly invalid = new WeakSet<Write>();
 
   constructor(
     private readonly store: StateStore,
@@ -81,7 +96,8 @@ export class SessionRecorder {
   /** Queues a message; a tool result's outcome is stored beside it for replay. An assistant message completes the streamed one. */
   append(message: ChatMessage, toolOutcome?: ToolOutcome): void {
     if (message.role === "assistant") this.stopStream();
-    this.push(toolOutcome ? { kind: "message", message, toolOutcome } : { kind: "message", message });
+    const meta = this.meta;
+    this.push(toolOutcome ? { kind: "message", meta, message, toolOutcome } : { kind: "message", meta, message });
   }
 
   /**
@@ -141,6 +157,11 @@ export class SessionRecorder {
    * and the queue keeps retrying). Never rejects.
    */
   settle(graceMs = this.options.settleGraceMs): Promise<void> {
+    // A store that failed may work again (disk freed): one attempt now decides.
+    if (this.queue.length > 0 && this.failure && !this.failure.locked) {
+      this.cancelScheduled();
+      this.flush();
+    }
     if (this.queue.length === 0) return Promise.resolve();
     if (this.failure && !this.failure.locked) return Promise.resolve();
     return new Promise((resolve) => {
@@ -158,6 +179,21 @@ export class SessionRecorder {
       }, graceMs);
       this.idle.add(check);
     });
+  }
+
+  /**
+   * The session leaves memory: waits up to `graceMs` like `settle`, then makes one last attempt
+   * (waiting up to 2 s for a lock); what still cannot be stored is logged as lost. Never rejects.
+   */
+  async close(graceMs: number): Promise<void> {
+    await this.settle(graceMs);
+    if (this.queue.length === 0 || this.refused) return;
+    this.cancelScheduled();
+    this.flush(FINAL_ATTEMPT_BUSY_MS);
+    if (this.queue.length === 0) return;
+    this.cancelScheduled();
+    log.error(`${this.queue.length} write(s) of session ${this.meta.id} could not be saved and are lost: ${this.failure?.reason ?? "unknown reason"}`);
+    this.queue.length = 0;
   }
 
   /** True while writes wait in the queue (stored later, or failing). */
@@ -182,11 +218,12 @@ export class SessionRecorder {
   }
 
   private push(write: Write): void {
+    if (this.refused) return;
     const last = this.queue.at(-1);
     if (write.kind === "partial" && last?.kind === "partial") this.queue[this.queue.length - 1] = write;
     else this.queue.push(write);
     // A new write is a reason to try a failing store again now rather than at the next retry.
-    if (this.scheduled && this.retryMs >= FAILED_RETRY_MS.first) this.cancelScheduled();
+    if (this.scheduled && this.failure && !this.failure.locked) this.cancelScheduled();
     if (!this.scheduled) this.schedule(0);
   }
 
@@ -205,10 +242,16 @@ export class SessionRecorder {
     this.scheduled = undefined;
   }
 
-  /** One attempt to store the whole queue in one transaction. */
-  private flush(): void {
+  /** One attempt to store the queue (up to MAX_BATCH writes) in one transaction. */
+  private flush(busyMs = this.options.attemptBusyMs): void {
     this.scheduled = undefined;
-    const batch = this.queue.slice();
+    const gate = lockBackoff.get(this.store);
+    const wait = gate ? gate.retryAt - Date.now() : 0;
+    if (wait > 0 && busyMs === this.options.attemptBusyMs) {
+      this.schedule(wait);
+      return;
+    }
+    const batch = this.queue.slice(0, MAX_BATCH);
     if (batch.length === 0) return this.notifyIdle();
     let partialRow = this.partialRow;
     try {
@@ -216,7 +259,7 @@ export class SessionRecorder {
         () => {
           for (const write of batch) partialRow = this.apply(write, partialRow);
         },
-        { busyTimeoutMs: this.options.attemptBusyMs },
+        { busyTimeoutMs: busyMs },
       );
       this.queue.splice(0, batch.length);
       this.partialRow = partialRow;
@@ -224,6 +267,7 @@ export class SessionRecorder {
       this.failure = undefined;
       this.reportedFailure = false;
       this.retryMs = 0;
+      lockBackoff.delete(this.store);
       if (this.queue.length > 0) this.schedule(0);
     } catch (error) {
       this.failed(error);
@@ -233,50 +277,68 @@ export class SessionRecorder {
 
   /** Applies one write inside the flush transaction; answers the partial answer's row after it. */
   private apply(write: Write, partialRow: number | undefined): number | undefined {
-    const { store, meta } = this;
+    const { store } = this;
+    const { id } = this.meta;
     switch (write.kind) {
       case "message": {
-        const completes = write.message.role === "assistant" && partialRow !== undefined;
-        if (!completes || !store.replaceMessage(meta.id, partialRow!, write.message)) {
-          this.skipInvalid("save a message", () => store.appendMessage(meta, write.message, write.toolOutcome));
+        const role = write.message.role;
+        // A partial answer no message completed (a turn that failed) must not end up after what follows it.
+        if (partialRow !== undefined && (role === "user" || role === "system")) {
+          store.deleteMessage(id, partialRow);
+          partialRow = undefined;
         }
-        return write.message.role === "assistant" ? undefined : partialRow;
+        const completes = role === "assistant" && partialRow !== undefined;
+        if (!completes || !store.replaceMessage(id, partialRow!, write.message)) {
+          this.skipInvalid(write, () => store.appendMessage(write.meta, write.message, write.toolOutcome));
+        }
+        return role === "assistant" ? undefined : partialRow;
       }
       case "partial": {
         const message: ChatMessage = { role: "assistant", content: write.text, finish_reason: STREAMING_FINISH_REASON };
-        if (partialRow !== undefined && store.replaceMessage(meta.id, partialRow, message)) return partialRow;
-        return store.appendMessage(meta, message);
+        if (partialRow !== undefined && store.replaceMessage(id, partialRow, message)) return partialRow;
+        return store.appendMessage(write.meta, message);
       }
       case "drop-partial":
-        if (partialRow !== undefined) store.deleteMessage(meta.id, partialRow);
+        if (partialRow !== undefined) store.deleteMessage(id, partialRow);
         return undefined;
       case "usage":
-        store.updateUsage(meta.id, write.usage);
+        store.updateUsage(id, write.usage);
         return partialRow;
       case "title":
-        store.setTitle(meta.id, write.title);
+        store.setTitle(id, write.title);
         return partialRow;
       case "meta":
-        store.updateSessionMeta(meta.id, write.change);
+        store.updateSessionMeta(id, write.change);
         return partialRow;
       case "end":
-        store.endSession(meta.id, write.reason);
+        store.endSession(id, write.reason);
         return partialRow;
     }
   }
 
-  /** A message the store refuses as such (not a database failure) is logged and left out, never retried. */
-  private skipInvalid(what: string, write: () => unknown): void {
+  /** A message the store refuses as such (not a database failure) is logged once and left out. */
+  private skipInvalid(write: Write, store: () => unknown): void {
     try {
-      write();
+      store();
     } catch (error) {
       if (!isHermesError(error, "invalid_params")) throw error;
-      log.error(`could not ${what} for session ${this.meta.id}; it is not stored: ${errorMessage(error)}`);
+      if (this.invalid.has(write)) return;
+      this.invalid.add(write);
+      log.error(`could not save a message of session ${this.meta.id}; it is left out: ${errorMessage(error)}`);
     }
   }
 
   private failed(error: unknown): void {
     const locked = isHermesError(error) && error.data?.locked === true;
+    if (isHermesError(error) && error.data?.permanent === true) {
+      // Read-only or newer schema: no retry can succeed; the conversation lives in memory only.
+      log.error(`state.db cannot be written for session ${this.meta.id}; nothing more is queued: ${errorMessage(error)}`);
+      this.refused = true;
+      this.queue.length = 0;
+      this.failure = { reason: describeSqliteFailure(error), locked: false };
+      this.report(this.failure.reason);
+      return;
+    }
     const reason = locked
       ? `state database ${this.store.path} is locked by another process (still retrying: the turn is saved once the lock is released)`
       : describeSqliteFailure(error);
@@ -288,6 +350,11 @@ export class SessionRecorder {
     if (!locked) this.report(reason);
     const backoff = locked ? LOCKED_RETRY_MS : FAILED_RETRY_MS;
     this.retryMs = this.retryMs < backoff.first ? backoff.first : Math.min(backoff.max, this.retryMs * 2);
+    if (locked) {
+      const gate = lockBackoff.get(this.store) ?? { retryAt: 0 };
+      gate.retryAt = Math.max(gate.retryAt, Date.now() + this.retryMs);
+      lockBackoff.set(this.store, gate);
+    }
     this.schedule(this.retryMs);
   }
 
@@ -305,7 +372,7 @@ export class SessionRecorder {
     const text = streamed.pieces.join("");
     streamed.pieces = [text];
     streamed.storedChars = text.length;
-    if (text.trim() !== "") this.push({ kind: "partial", text });
+    if (text.trim() !== "") this.push({ kind: "partial", meta: this.meta, text });
   }
 
   private stopStream(): void {

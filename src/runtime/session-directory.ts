@@ -71,10 +71,13 @@ export class SessionDirectory {
     return repairToolPairs(afterLastReset(entries, (entry) => entry.message));
   }
 
-  /** The database hermes-acp writes: state.db, or state-acp.db beside it when state.db belongs to Python Hermes. */
+  /**
+   * The database hermes-acp writes: state.db, or state-acp.db beside it when state.db belongs to
+   * Python Hermes (which is never repaired or moved from here).
+   */
   ownDatabase(): string {
     const own = join(dirname(this.path), "state-acp.db");
-    if (!existsSync(this.path) || !existsSync(own)) return this.path;
+    if (!existsSync(this.path)) return this.path;
     try {
       const db = new (loadSqlite())(this.path, { readonly: true, fileMustExist: true });
       try {

@@ -175,7 +175,7 @@ export class AgentSession {
 
   /** Releases what the session's tools hold (background processes, shells, MCP servers). Never throws. */
   async dispose(): Promise<void> {
-    await Promise.allSettled([this.toolState.dispose(), this.parts.mcp?.dispose(), this.parts.recorder.settle(DISPOSE_SETTLE_MS)]);
+    await Promise.allSettled([this.toolState.dispose(), this.parts.mcp?.dispose(), this.parts.recorder.close(DISPOSE_SETTLE_MS)]);
   }
 
   /**
@@ -185,6 +185,11 @@ export class AgentSession {
    */
   saved(graceMs?: number): Promise<void> {
     return this.parts.recorder.settle(graceMs);
+  }
+
+  /** True while some of the session's writes are not in state.db yet (locked, failing). */
+  get unsaved(): boolean {
+    return this.parts.recorder.pending;
   }
 
   /** Marks the session ended in state.db (history is kept). Never throws. */
@@ -216,44 +221,51 @@ export class AgentSession {
     // MCP servers still starting get a bounded wait, so their tools are there for the first model call.
     await this.parts.mcp?.beforeTurn(options.signal);
     const ports: ToolPorts = { ...this.parts.ports, ...options.ports, ...this.approvals.ports(options.asker, options.signal) };
-    const result = await runTurn({
-      provider: this.parts.provider,
-      model: resolved.model,
-      systemPrompt: this.systemPrompt,
-      tools: this.parts.tools,
-      history: this.history,
-      user: { role: "user", content },
-      maxTurns: config.agent.max_turns,
-      ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
-      ...(config.model.max_response_chars ? { maxResponseChars: config.model.max_response_chars } : {}),
-      ...(this.supportsReasoningEffort && this.reasoningEffort ? { reasoningEffort: this.reasoningEffort } : {}),
-      providerLabel: resolved.provider,
-      ...(keyHint(resolved) ? { keyHint: keyHint(resolved) } : {}),
-      retry: { maxAttempts: config.agent.api_max_retries },
-      toolContext: {
-        sessionId: this.id,
-        cwd: this.cwd,
-        hermesHome: this.parts.hermesHome,
-        config,
-        ports,
-        state: this.toolState,
-        // A getter: the session mode may change between tool batches (plan → read-only sandbox).
-        get sandbox() {
-          return sandboxSettings(config, approvals.mode === "plan");
+    let result: TurnResult;
+    try {
+      result = await runTurn({
+        provider: this.parts.provider,
+        model: resolved.model,
+        systemPrompt: this.systemPrompt,
+        tools: this.parts.tools,
+        history: this.history,
+        user: { role: "user", content },
+        maxTurns: config.agent.max_turns,
+        ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
+        ...(config.model.max_response_chars ? { maxResponseChars: config.model.max_response_chars } : {}),
+        ...(this.supportsReasoningEffort && this.reasoningEffort ? { reasoningEffort: this.reasoningEffort } : {}),
+        providerLabel: resolved.provider,
+        ...(keyHint(resolved) ? { keyHint: keyHint(resolved) } : {}),
+        retry: { maxAttempts: config.agent.api_max_retries },
+        toolContext: {
+          sessionId: this.id,
+          cwd: this.cwd,
+          hermesHome: this.parts.hermesHome,
+          config,
+          ports,
+          state: this.toolState,
+          // A getter: the session mode may change between tool batches (plan → read-only sandbox).
+          get sandbox() {
+            return sandboxSettings(config, approvals.mode === "plan");
+          },
         },
-      },
-      signal: options.signal,
-      emit: (event) => {
-        if (event.type === "usage") this.context.noteUsage(event.usage, this.history);
-        options.emit(event);
-      },
-      prepareMessages: (history, signal) => this.context.prepareMessages(history, signal),
-      onAppend: (message, toolOutcome) => recorder.append(message, toolOutcome),
-      onStreamText: (piece, first) => recorder.streaming(piece, first),
-      newMessageId: newId,
-      toolGate: (tool) => (this.approvals.mode === "plan" ? planModeGate(tool, { sandboxed: config.sandbox.mode !== "off" }) : undefined),
-      ...(options.takeSteering ? { takeSteering: options.takeSteering } : {}),
-    });
+        signal: options.signal,
+        emit: (event) => {
+          if (event.type === "usage") this.context.noteUsage(event.usage, this.history);
+          options.emit(event);
+        },
+        prepareMessages: (history, signal) => this.context.prepareMessages(history, signal),
+        onAppend: (message, toolOutcome) => recorder.append(message, toolOutcome),
+        onStreamText: (piece, first) => recorder.streaming(piece, first),
+        newMessageId: newId,
+        toolGate: (tool) => (this.approvals.mode === "plan" ? planModeGate(tool, { sandboxed: config.sandbox.mode !== "off" }) : undefined),
+        ...(options.takeSteering ? { takeSteering: options.takeSteering } : {}),
+      });
+    } catch (error) {
+      // runTurn never throws; a throwing callback still must not leave a partial answer tracked.
+      recorder.endTurn();
+      throw error;
+    }
     if (result.usage) {
       recorder.addUsage({ input: result.usage.inputTokens, output: result.usage.outputTokens, reasoning: result.usage.reasoningTokens ?? 0 });
     }

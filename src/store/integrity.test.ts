@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -115,6 +115,34 @@ describe("integrity checks and repair of state.db", () => {
     expect(store.listSessions().sessions).toHaveLength(3);
     expect(store.searchMessages({ query: "quokka" }).hits.length).toBe(3);
     store.close();
+  });
+
+  it("salvages messages whose session row is gone as unreadable, and keeps the damaged file's WAL beside it", () => {
+    seed(2, 10);
+    withDb((db) => {
+      db.pragma("foreign_keys = OFF");
+      db.prepare("DELETE FROM sessions WHERE id = 's0'").run();
+    });
+    const holder = open(); // keeps a WAL with committed data in it
+    holder.pragma("wal_autocheckpoint = 0");
+    holder.prepare("UPDATE sessions SET title = 'only in the WAL' WHERE id = 's1'").run();
+    holder.close();
+    const report = salvageDatabase(path, 99);
+    expect(report).toMatchObject({ sessions: 1, messages: 10, unreadable: 10 });
+    const kept = new (loadSqlite())(report.damagedCopy, { readonly: true });
+    try {
+      expect(kept.prepare("SELECT count(*) FROM messages").pluck().get()).toBe(20);
+    } finally {
+      kept.close();
+    }
+  });
+
+  it("refuses to salvage a file that is not a database, and leaves it where it is", () => {
+    const garbage = "not a database at all\n".repeat(500);
+    writeFileSync(path, garbage);
+    expect(() => salvageDatabase(path, 7)).toThrow(/not a SQLite database/);
+    expect(readFileSync(path, "utf8")).toBe(garbage);
+    expect(readdirSync(root)).toEqual(["state.db"]);
   });
 
   it("tells nothing in the background about a sound database", async () => {

@@ -10,7 +10,7 @@
  *   `salvageDatabase`: copy every readable session and message into a fresh file, keeping the
  *   damaged one beside it (only when the user asks).
  */
-import { renameSync, rmSync } from "node:fs";
+import { existsSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import { errorMessage } from "../shared/errors.js";
@@ -153,39 +153,60 @@ export interface SalvageReport {
 export function salvageDatabase(path: string, now = Date.now()): SalvageReport {
   const fresh = `${path}.salvage-${now}`;
   const damagedCopy = `${path}.damaged-${now}`;
-  const target = openStateDb(fresh);
   let source: Database | undefined;
+  let target: Database | undefined;
   try {
-    source = new (loadSqlite())(path, { readonly: true, fileMustExist: true });
+    source = new (loadSqlite())(path, { fileMustExist: true, timeout: 0 });
+    // Nothing else may have it open: its WAL moves with it, and a writer would keep writing the old file.
+    source.exec("BEGIN EXCLUSIVE");
+    source.exec("ROLLBACK");
+    // A file that is not a database at all has nothing to salvage (this throws SQLITE_NOTADB).
+    source.prepare("SELECT count(*) FROM sqlite_master").get();
+    target = openStateDb(fresh);
+    target.pragma("foreign_keys = OFF");
     const report = { sessions: 0, messages: 0, unreadable: 0 };
-    const columns = (table: string): string[] =>
-      (target.pragma(`table_info(${table})`) as Array<{ name: string }>).map((column) => column.name);
-    target.transaction(() => {
+    const db = target;
+    const columns = (table: string): string[] => (db.pragma(`table_info(${table})`) as Array<{ name: string }>).map((column) => column.name);
+    const sessionIds = new Set<string>();
+    db.transaction(() => {
       for (const table of ["sessions", "messages"] as const) {
         const names = columns(table);
-        const insert = target.prepare(`INSERT OR IGNORE INTO ${table} (${names.join(", ")}) VALUES (${names.map((name) => `@${name}`).join(", ")})`);
-        const order = table === "sessions" ? "rowid" : "id";
-        for (const row of readableRows(source!, table, order, report)) {
-          insert.run(Object.fromEntries(names.map((name) => [name, row[name] ?? null])));
-          report[table === "sessions" ? "sessions" : "messages"]++;
+        const insert = db.prepare(`INSERT OR IGNORE INTO ${table} (${names.join(", ")}) VALUES (${names.map((name) => `@${name}`).join(", ")})`);
+        for (const row of readableRows(source!, table, table === "sessions" ? "rowid" : "id", report)) {
+          // A message whose session row was lost cannot be shown anywhere: counted as unreadable.
+          if (table === "messages" && !sessionIds.has(String(row.session_id))) {
+            report.unreadable++;
+            continue;
+          }
+          const stored = insert.run(Object.fromEntries(names.map((name) => [name, row[name] ?? null]))).changes > 0;
+          if (!stored) report.unreadable++;
+          else if (table === "sessions") {
+            sessionIds.add(String(row.id));
+            report.sessions++;
+          } else report.messages++;
         }
       }
     }).immediate();
+    target.pragma("foreign_keys = ON");
     target.close();
+    target = undefined;
     source.close();
     source = undefined;
+    // The damaged file keeps its WAL (committed data may live only there) beside it.
     renameSync(path, damagedCopy);
-    for (const suffix of ["-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    for (const suffix of ["-wal", "-shm"]) if (existsSync(`${path}${suffix}`)) renameSync(`${path}${suffix}`, `${damagedCopy}${suffix}`);
     renameSync(fresh, path);
     return { ...report, damagedCopy };
   } catch (error) {
     try {
-      target.close();
+      target?.close();
     } catch {
       // already closed
     }
     rmSync(fresh, { force: true });
-    throw new Error(`cannot salvage ${path}: ${describeSqliteFailure(error)}`);
+    for (const suffix of ["-wal", "-shm"]) rmSync(`${fresh}${suffix}`, { force: true });
+    const busy = isSqliteError(error) && error.code.startsWith("SQLITE_BUSY");
+    throw new Error(`cannot salvage ${path}: ${busy ? "it is open in another hermes process; close it first" : describeSqliteFailure(error)}`);
   } finally {
     source?.close();
   }
@@ -199,7 +220,8 @@ function* readableRows(db: Database, table: string, order: string, report: { unr
   let max = 0;
   try {
     max = Number(db.prepare(`SELECT max(rowid) FROM ${table}`).pluck().get() ?? 0);
-  } catch {
+  } catch (error) {
+    if (isSqliteError(error) && error.code === "SQLITE_NOTADB") throw error;
     // the table's root is damaged: nothing of it can be read by range; fall through with 0
   }
   const chunk = 500;

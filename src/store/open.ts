@@ -44,7 +44,8 @@ export function openStateDb(path: string, options: OpenStateDbOptions = {}): Dat
       // closing a half-open handle is best-effort; the original error is what matters
     }
     if (error instanceof HermesError) throw error;
-    throw new HermesError("internal", `cannot open the state database ${path}: ${describeSqliteFailure(error)}`);
+    const locked = isSqliteError(error) && (error.code.startsWith("SQLITE_BUSY") || error.code.startsWith("SQLITE_LOCKED"));
+    throw new HermesError("internal", `cannot open the state database ${path}: ${describeSqliteFailure(error)}`, locked ? { locked: true } : undefined);
   }
 }
 

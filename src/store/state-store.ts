@@ -21,7 +21,7 @@ import { FOREIGN_SCHEMA, NEWER_SCHEMA } from "./migrations.js";
 import { messagesAround, readSession, recentSessions, type RecentSession, type SessionTranscript } from "./browse.js";
 import { Connection } from "./connection.js";
 import { appendMessages, deleteMessage, loadMessageRows, replaceMessage, sessionMeta } from "./messages.js";
-import { describeSqliteFailure, openStateDb, type OpenStateDbOptions } from "./open.js";
+import { DEFAULT_BUSY_TIMEOUT_MS, describeSqliteFailure, openStateDb, type OpenStateDbOptions } from "./open.js";
 import { searchMessages, type SearchOptions, type SearchResult } from "./search.js";
 import { isSqliteError, loadSqlite, type Database } from "./sqlite.js";
 import * as sessions from "./sessions.js";
@@ -54,6 +54,7 @@ export class StateStore {
   private readonly options: StateStoreOptions;
   /** What the background integrity check found, until `takeDamage` hands it out. */
   private damage: string | undefined;
+  private readonly hints = new WeakMap<Connection, string>();
   private readonly now: () => number;
 
   constructor(path: string, options: StateStoreOptions = {}) {
@@ -130,8 +131,8 @@ export class StateStore {
    */
   together<T>(body: () => T, options: { busyTimeoutMs?: number } = {}): T {
     return this.run(() => {
-      const conn = this.conn();
       const wait = options.busyTimeoutMs;
+      const conn = this.conn(wait);
       if (wait === undefined) return conn.write(body);
       const normal = Number(conn.db.pragma("busy_timeout", { simple: true }));
       conn.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(wait))}`);
@@ -221,10 +222,14 @@ export class StateStore {
    * in the same `~/.hermes/state.db`) is left untouched: this store then keeps its sessions in
    * `state-acp.db` beside it, and says so once in the log.
    */
-  private conn(): Connection {
+  private conn(openBusyTimeoutMs?: number): Connection {
     if (this.connection) return this.connection;
     try {
-      this.connection = new Connection(openStateDb(this.path, this.options), this.path);
+      // Opening (and migrating) waits for a lock no longer than the caller would for a write.
+      const busyTimeoutMs = openBusyTimeoutMs ?? this.options.busyTimeoutMs;
+      const db = openStateDb(this.path, { ...this.options, ...(busyTimeoutMs !== undefined ? { busyTimeoutMs } : {}) });
+      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(this.options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
+      this.connection = new Connection(db, this.path);
       this.scheduleIntegrityCheck(this.path);
     } catch (error) {
       if (!isHermesError(error) || error.data?.reason !== FOREIGN_SCHEMA) {
@@ -252,8 +257,16 @@ export class StateStore {
     setTimeout(() => void checkInBackground(path, (reason) => (this.damage = reason)), delay).unref();
   }
 
-  /** What to do about a corruption error: whether the search index is what is damaged. */
+  /** What to do about a corruption error: whether the search index is what is damaged (checked once per connection). */
   private indexHint(connection: Connection): string {
+    const known = this.hints.get(connection);
+    if (known) return known;
+    const hint = this.checkIndex(connection);
+    this.hints.set(connection, hint);
+    return hint;
+  }
+
+  private checkIndex(connection: Connection): string {
     try {
       const damaged = ftsProblems(connection.db);
       return damaged.length > 0
@@ -271,7 +284,9 @@ export class StateStore {
     } catch (error) {
       if (error instanceof HermesError) throw error;
       // A database opened read-only after a refused open: the refusal says why better than SQLite.
-      if (this.writeRefusal && isSqliteError(error) && error.code.startsWith("SQLITE_READONLY")) throw this.writeRefusal;
+      if (this.writeRefusal && isSqliteError(error) && error.code.startsWith("SQLITE_READONLY")) {
+        throw new HermesError(this.writeRefusal.code, this.writeRefusal.message, { ...this.writeRefusal.data, permanent: true });
+      }
       const damaged = isSqliteError(error) && (error.code.startsWith("SQLITE_CORRUPT") || error.code === "SQLITE_NOTADB");
       const hint = damaged && this.connection ? ` (${this.indexHint(this.connection)})` : "";
       const locked = isSqliteError(error) && (error.code.startsWith("SQLITE_BUSY") || error.code.startsWith("SQLITE_LOCKED"));
