@@ -1,33 +1,14 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { methods, RequestError, type SessionNotification } from "@agentclientprotocol/sdk/unstable";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BUILT_BINARY, spawnAgent, type AgentProcess } from "../support/acp-client.js";
-import { startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
-import { createTempHome, type TempHome } from "../support/temp-home.js";
+import { describe, expect, it } from "vitest";
+import { BUILT_BINARY, spawnAgent } from "../support/acp-client.js";
+import { e2eSuite } from "../support/e2e-suite.js";
 
 /** End to end: the built binary over stdio, driven by the ACP SDK's client app. */
-let llm: FakeLlm;
-let home: TempHome;
-let agent: AgentProcess;
+const suite = e2eSuite();
 
-beforeAll(async () => {
-  const { existsSync } = await import("node:fs");
-  if (!existsSync(BUILT_BINARY)) throw new Error(`${BUILT_BINARY} is missing: run npm run build (npm test does it)`);
-});
-
-beforeEach(async () => {
-  llm = await startFakeLlm();
-  home = createTempHome({ baseUrl: llm.baseUrl });
-});
-
-afterEach(async () => {
-  await agent?.close();
-  await llm.close();
-  home.cleanup();
-});
-
-function updatesOf(kind: string, updates: SessionNotification[] = agent.updates) {
+function updatesOf(kind: string, updates: SessionNotification[] = suite.agent!.updates) {
   return updates.map((notification) => notification.update).filter((update) => update.sessionUpdate === kind);
 }
 
@@ -47,7 +28,7 @@ async function rejection(promise: Promise<unknown>): Promise<RequestError> {
 }
 
 function expectOnlyJsonRpcOnStdout(): void {
-  const lines = agent.stdoutLines();
+  const lines = suite.agent!.stdoutLines();
   expect(lines.length).toBeGreaterThan(0);
   for (const line of lines) {
     const frame = JSON.parse(line) as Record<string, unknown>;
@@ -57,16 +38,16 @@ function expectOnlyJsonRpcOnStdout(): void {
 
 describe("hermes-acp over stdio", () => {
   it("initializes, opens a session, and streams a text answer", async () => {
-    agent = spawnAgent({ env: home.env() });
-    const init = await agent.initialize();
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    const init = await suite.agent.initialize();
     expect(init.protocolVersion).toBe(1);
     expect(init.agentInfo).toMatchObject({ name: "hermes-agent", title: "Hermes Agent" });
     expect(init.authMethods?.map((method) => method.id)).toEqual(["custom", "hermes-setup"]);
     expect(init.authMethods?.[1]).toMatchObject({ type: "terminal", args: ["--setup"] });
 
-    const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
-    llm.push({ text: "Hello from the model", chunks: ["Hello", " from", " the model"], usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } });
-    const response = await agent.connection.agent.request(methods.agent.session.prompt, {
+    const { sessionId } = await suite.agent.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
+    suite.llm.push({ text: "Hello from the model", chunks: ["Hello", " from", " the model"], usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } });
+    const response = await suite.agent.connection.agent.request(methods.agent.session.prompt, {
       sessionId,
       prompt: [{ type: "text", text: "Say hello" }],
     });
@@ -79,22 +60,22 @@ describe("hermes-acp over stdio", () => {
     const ids = new Set(chunks.map((chunk) => ("messageId" in chunk ? chunk.messageId : undefined)));
     expect(ids.size).toBe(1);
     expect([...ids][0]).toBeTruthy();
-    expect(llm.requests.at(-1)?.body.messages.at(-1)).toEqual({ role: "user", content: "Say hello" });
-    expect(llm.requests.at(-1)?.body.model).toBe("test-model");
+    expect(suite.llm.requests.at(-1)?.body.messages.at(-1)).toEqual({ role: "user", content: "Say hello" });
+    expect(suite.llm.requests.at(-1)?.body.model).toBe("test-model");
     expectOnlyJsonRpcOnStdout();
   });
 
   it("shows a read_file tool call on a real file, then the answer", async () => {
-    const file = join(home.workspace, "notes.txt");
+    const file = join(suite.home.workspace, "notes.txt");
     writeFileSync(file, "alpha\nbeta\ngamma\n");
-    agent = spawnAgent({ env: home.env() });
-    await agent.initialize();
-    const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
-    llm.push(
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    await suite.agent.initialize();
+    const { sessionId } = await suite.agent.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
+    suite.llm.push(
       { tool_calls: [{ id: "call_read", name: "read_file", arguments: { path: "notes.txt" } }] },
       { text: "The file has three lines." },
     );
-    const response = await agent.connection.agent.request(methods.agent.session.prompt, {
+    const response = await suite.agent.connection.agent.request(methods.agent.session.prompt, {
       sessionId,
       prompt: [{ type: "text", text: "What is in notes.txt?" }],
     });
@@ -115,7 +96,7 @@ describe("hermes-acp over stdio", () => {
     expect(shown).toContain("1|alpha");
     expect(shown).toContain(`Read ${file}`);
 
-    const toolResult = llm.requests[1]?.body.messages.find((message: { role: string }) => message.role === "tool");
+    const toolResult = suite.llm.requests[1]?.body.messages.find((message: { role: string }) => message.role === "tool");
     expect(toolResult.tool_call_id).toBe("call_read");
     expect(toolResult.content).toContain("2|beta");
     expect(textOf("agent_message_chunk")).toBe("The file has three lines.");
@@ -126,82 +107,82 @@ describe("hermes-acp over stdio", () => {
   });
 
   it("returns cancelled exactly once when cancelled mid-stream, and the next prompt works", async () => {
-    agent = spawnAgent({ env: home.env() });
-    await agent.initialize();
-    const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
-    llm.push({ text: "", chunks: ["partial ", "never ", "arrives"], delayMs: 600_000 }, { text: "second answer" });
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    await suite.agent.initialize();
+    const { sessionId } = await suite.agent.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
+    suite.llm.push({ text: "", chunks: ["partial ", "never ", "arrives"], delayMs: 600_000 }, { text: "second answer" });
 
-    const prompt = agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "slow please" }] });
+    const prompt = suite.agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "slow please" }] });
     while (updatesOf("agent_message_chunk").length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    await agent.connection.agent.notify(methods.agent.session.cancel, { sessionId });
+    await suite.agent.connection.agent.notify(methods.agent.session.cancel, { sessionId });
     const response = await prompt;
     expect(response.stopReason).toBe("cancelled");
     expect(textOf("agent_message_chunk")).toBe("partial ");
 
-    const responses = agent.stdoutLines().map((line) => JSON.parse(line)).filter((frame) => frame.result?.stopReason);
+    const responses = suite.agent.stdoutLines().map((line) => JSON.parse(line)).filter((frame) => frame.result?.stopReason);
     expect(responses).toHaveLength(1);
 
-    const second = await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] });
+    const second = await suite.agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] });
     expect(second.stopReason).toBe("end_turn");
     // The interrupted text stays in history and is sent to the model on the next call, and the
     // next prompt carries the interrupted one (issue 6, as Hermes does).
-    const sent = llm.requests.at(-1)?.body.messages.map((message: { role: string; content: unknown }) => [message.role, message.content]);
+    const sent = suite.llm.requests.at(-1)?.body.messages.map((message: { role: string; content: unknown }) => [message.role, message.content]);
     expect(sent).toEqual(expect.arrayContaining([["assistant", "partial "], ["user", "slow please\n\nUser correction/guidance after interrupt: again"]]));
   });
 
   it("answers session/new with -32000 when no provider is configured", async () => {
-    home.writeConfig("");
-    agent = spawnAgent({ env: home.env() });
-    const init = await agent.initialize();
+    suite.home.writeConfig("");
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    const init = await suite.agent.initialize();
     expect(init.authMethods?.map((method) => method.id)).toEqual(["hermes-setup"]);
-    const error = await rejection(agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] }));
+    const error = await rejection(suite.agent.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] }));
     expect(error.code).toBe(-32000);
     expect(error.message).toContain("hermes acp --setup");
     expect(error.message).toContain("OPENROUTER_API_KEY");
-    const auth = await rejection(agent.connection.agent.request(methods.agent.authenticate, { methodId: "hermes-setup" }));
+    const auth = await rejection(suite.agent.connection.agent.request(methods.agent.authenticate, { methodId: "hermes-setup" }));
     expect(auth.code).toBe(-32000);
   });
 
   it("answers initialize with a broken config.yaml, and session/new names the problem", async () => {
-    home.writeConfig("model:\n  provider: custom\nagent:\n  max_turns: lots\n");
-    agent = spawnAgent({ env: home.env() });
-    const init = await agent.initialize();
+    suite.home.writeConfig("model:\n  provider: custom\nagent:\n  max_turns: lots\n");
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    const init = await suite.agent.initialize();
     expect(init.protocolVersion).toBe(1);
-    const error = await rejection(agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] }));
-    expect(error.message).toContain(join(home.home, "config.yaml"));
+    const error = await rejection(suite.agent.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] }));
+    expect(error.message).toContain(join(suite.home.home, "config.yaml"));
     expect(error.message).toContain("agent.max_turns");
     expect(error.message).toContain("line 4");
   });
 
   it("rejects a relative cwd and an unknown session with the ACP error codes", async () => {
-    agent = spawnAgent({ env: home.env() });
-    await agent.initialize();
-    const relative = await rejection(agent.connection.agent.request(methods.agent.session.new, { cwd: "relative/dir", mcpServers: [] }));
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    await suite.agent.initialize();
+    const relative = await rejection(suite.agent.connection.agent.request(methods.agent.session.new, { cwd: "relative/dir", mcpServers: [] }));
     expect(relative.code).toBe(-32602);
     const unknown = await rejection(
-      agent.connection.agent.request(methods.agent.session.prompt, { sessionId: "no-such-session", prompt: [{ type: "text", text: "hi" }] }),
+      suite.agent.connection.agent.request(methods.agent.session.prompt, { sessionId: "no-such-session", prompt: [{ type: "text", text: "hi" }] }),
     );
     expect(unknown.code).toBe(-32002);
   });
 
   it("answers a garbage line with a parse error and keeps serving", async () => {
-    agent = spawnAgent({ env: home.env() });
-    agent.writeRaw("this is not json\n");
-    const init = await agent.initialize();
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    suite.agent.writeRaw("this is not json\n");
+    const init = await suite.agent.initialize();
     expect(init.protocolVersion).toBe(1);
-    const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
+    const { sessionId } = await suite.agent.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
     expect(sessionId).toBeTruthy();
-    const frames = agent.stdoutLines().map((line) => JSON.parse(line));
+    const frames = suite.agent.stdoutLines().map((line) => JSON.parse(line));
     expect(frames).toContainEqual(expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32700 }) }));
     expectOnlyJsonRpcOnStdout();
   });
 
   it("serves ACP when started through a bin named hermes-acp", async () => {
-    const bin = join(home.workspace, "bin");
+    const bin = join(suite.home.workspace, "bin");
     mkdirSync(bin);
     symlinkSync(BUILT_BINARY, join(bin, "hermes-acp"));
-    agent = spawnAgent({ env: home.env(), command: [process.execPath, join(bin, "hermes-acp")] });
-    const init = await agent.initialize();
+    suite.agent = spawnAgent({ env: suite.home.env(), command: [process.execPath, join(bin, "hermes-acp")] });
+    const init = await suite.agent.initialize();
     expect(init.agentInfo?.name).toBe("hermes-agent");
   });
 });

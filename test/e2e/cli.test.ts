@@ -2,29 +2,18 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { methods } from "@agentclientprotocol/sdk/unstable";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BUILT_BINARY, spawnAgent } from "../support/acp-client.js";
-import { startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
-import { createTempHome, type TempHome } from "../support/temp-home.js";
+import { e2eSuite } from "../support/e2e-suite.js";
+import { createTempHome } from "../support/temp-home.js";
 
 /** The CLI surface of the built binary: flags, chat, setup, logs. */
-let llm: FakeLlm;
-let home: TempHome;
-
-beforeEach(async () => {
-  llm = await startFakeLlm();
-  home = createTempHome({ baseUrl: llm.baseUrl });
-});
-
-afterEach(async () => {
-  await llm.close();
-  home.cleanup();
-});
+const suite = e2eSuite();
 
 /** Runs the binary to completion without blocking the event loop (the fake server lives in this process). */
 function run(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BUILT_BINARY, ...args], { env: options.env ?? home.env(), cwd: options.cwd ?? home.workspace });
+    const child = spawn(process.execPath, [BUILT_BINARY, ...args], { env: options.env ?? suite.home.env(), cwd: options.cwd ?? suite.home.workspace });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -45,11 +34,11 @@ describe("hermes CLI", () => {
     const ok = await run(["acp", "--check"]);
     expect(ok).toMatchObject({ code: 0, stdout: "Hermes ACP check OK\n" });
 
-    home.writeConfig("model:\n  provider: [unclosed\n");
+    suite.home.writeConfig("model:\n  provider: [unclosed\n");
     const broken = await run(["acp", "--check"]);
     expect(broken.code).toBe(1);
     expect(broken.stdout).toBe("");
-    expect(broken.stderr).toContain(join(home.home, "config.yaml"));
+    expect(broken.stderr).toContain(join(suite.home.home, "config.yaml"));
     expect(broken.stderr).toMatch(/line \d+/);
   });
 
@@ -57,7 +46,7 @@ describe("hermes CLI", () => {
     const result = await run(["acp", "--setup"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("needs a terminal");
-    expect(existsSync(join(home.home, ".env"))).toBe(false);
+    expect(existsSync(join(suite.home.home, ".env"))).toBe(false);
   });
 
   it("--setup in a terminal writes config.yaml and .env with mode 0600, without echoing the key", async () => {
@@ -97,17 +86,17 @@ describe("hermes CLI", () => {
   });
 
   it("`hermes chat -q` streams the answer to stdout and tool activity to stderr", async () => {
-    writeFileSync(join(home.workspace, "hello.txt"), "hello world\n");
-    llm.push({ tool_calls: [{ id: "c1", name: "read_file", arguments: { path: "hello.txt" } }] }, { text: "It says hello world." });
+    writeFileSync(join(suite.home.workspace, "hello.txt"), "hello world\n");
+    suite.llm.push({ tool_calls: [{ id: "c1", name: "read_file", arguments: { path: "hello.txt" } }] }, { text: "It says hello world." });
     const result = await run(["chat", "-q", "What does hello.txt say?"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("It says hello world.\n");
     expect(result.stderr).toContain("read: hello.txt");
-    expect(llm.requests.at(-1)?.body.messages.at(-1).content).toContain("1|hello world");
+    expect(suite.llm.requests.at(-1)?.body.messages.at(-1).content).toContain("1|hello world");
   });
 
   it("`hermes chat` without a provider explains how to configure one", async () => {
-    home.writeConfig("");
+    suite.home.writeConfig("");
     const result = await run(["chat", "-q", "hi"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("hermes acp --setup");
@@ -115,17 +104,17 @@ describe("hermes CLI", () => {
 
   it("logs to stderr and $HERMES_HOME/logs/agent.log with API keys redacted", async () => {
     const key = "sk-test-0123456789abcdefSECRET";
-    home.writeConfig(`model:\n  provider: custom\n  base_url: ${llm.baseUrl}\n  default: test-model\n  api_key: ${key}\n`);
-    llm.push({ status: 401, body: { error: { message: `Incorrect API key provided: ${key}` } } });
-    const agent = spawnAgent({ env: home.env() });
+    suite.home.writeConfig(`model:\n  provider: custom\n  base_url: ${suite.llm.baseUrl}\n  default: test-model\n  api_key: ${key}\n`);
+    suite.llm.push({ status: 401, body: { error: { message: `Incorrect API key provided: ${key}` } } });
+    const agent = spawnAgent({ env: suite.home.env() });
     await agent.initialize();
-    const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
+    const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
     const response = await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
     expect(response.stopReason).toBe("end_turn");
     await agent.close();
 
-    expect(llm.requests.at(-1)?.headers.authorization).toBe(`Bearer ${key}`);
-    const logFile = readFileSync(join(home.home, "logs", "agent.log"), "utf8");
+    expect(suite.llm.requests.at(-1)?.headers.authorization).toBe(`Bearer ${key}`);
+    const logFile = readFileSync(join(suite.home.home, "logs", "agent.log"), "utf8");
     expect(logFile).toContain("model call failed");
     expect(agent.stderr()).toContain("model call failed");
     for (const text of [logFile, agent.stderr(), agent.stdoutLines().join("\n")]) expect(text).not.toContain(key);

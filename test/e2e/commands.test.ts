@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import {
   methods,
   type RequestPermissionRequest,
@@ -6,30 +5,12 @@ import {
   type SessionNotification,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk/unstable";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BUILT_BINARY, spawnAgent, type AgentProcess } from "../support/acp-client.js";
-import { startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
-import { createTempHome, type TempHome } from "../support/temp-home.js";
+import { describe, expect, it } from "vitest";
+import { spawnAgent, type AgentProcess } from "../support/acp-client.js";
+import { e2eSuite } from "../support/e2e-suite.js";
 
 /** Issue 6 end to end: slash commands, and prompts that arrive while a turn runs (queue, steer, interrupt). */
-let llm: FakeLlm;
-let home: TempHome;
-const agents: AgentProcess[] = [];
-
-beforeAll(() => {
-  if (!existsSync(BUILT_BINARY)) throw new Error(`${BUILT_BINARY} is missing: run npm run build (npm test does it)`);
-});
-
-beforeEach(async () => {
-  llm = await startFakeLlm();
-  home = createTempHome({ baseUrl: llm.baseUrl });
-});
-
-afterEach(async () => {
-  await Promise.all(agents.splice(0).map((agent) => agent.close()));
-  await llm.close();
-  home.cleanup();
-});
+const suite = e2eSuite();
 
 /**
  * A permission answer the test gives when it chooses: the turn that asks waits for it, so the
@@ -65,7 +46,7 @@ interface Harness {
 async function startAgent(onPermission?: (request: RequestPermissionRequest) => Promise<RequestPermissionResponse>): Promise<Harness> {
   const waiters: Array<{ match: (n: SessionNotification) => boolean; resolve: (n: SessionNotification) => void }> = [];
   const agent = spawnAgent({
-    env: home.env(),
+    env: suite.home.env(),
     ...(onPermission ? { onPermission } : {}),
     onUpdate: (notification) => {
       for (const waiter of waiters.splice(0)) {
@@ -74,7 +55,7 @@ async function startAgent(onPermission?: (request: RequestPermissionRequest) => 
       }
     },
   });
-  agents.push(agent);
+  suite.agents.push(agent);
   await agent.initialize();
   return {
     agent,
@@ -87,7 +68,7 @@ async function startAgent(onPermission?: (request: RequestPermissionRequest) => 
 }
 
 async function newSession(agent: AgentProcess): Promise<string> {
-  return (await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] })).sessionId;
+  return (await agent.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] })).sessionId;
 }
 
 function prompt(agent: AgentProcess, sessionId: string, text: string) {
@@ -125,7 +106,7 @@ function stdoutOrder(agent: AgentProcess, sessionId: string): { response: number
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- recorded request bodies are plain JSON
-const messagesOf = (index: number): any[] => llm.requests.filter((r) => r.path.endsWith("/chat/completions"))[index]?.body.messages ?? [];
+const messagesOf = (index: number): any[] => suite.llm.requests.filter((r) => r.path.endsWith("/chat/completions"))[index]?.body.messages ?? [];
 
 describe("slash commands over ACP", () => {
   it("advertises the commands right after the session/new response", async () => {
@@ -144,12 +125,12 @@ describe("slash commands over ACP", () => {
   it("advertises them again after load (after the replay and the response), resume and fork", async () => {
     const first = await startAgent();
     const sessionId = await newSession(first.agent);
-    llm.push({ text: "hi there" });
+    suite.llm.push({ text: "hi there" });
     await prompt(first.agent, sessionId, "hello");
     await first.agent.close();
 
     const { agent, nextUpdate } = await startAgent();
-    await agent.connection.agent.request(methods.agent.session.load, { sessionId, cwd: home.workspace, mcpServers: [] });
+    await agent.connection.agent.request(methods.agent.session.load, { sessionId, cwd: suite.home.workspace, mcpServers: [] });
     await nextUpdate(isCommandsUpdate(sessionId));
     const forSession = agent.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update.sessionUpdate);
     expect(forSession).toEqual(["user_message_chunk", "agent_message_chunk", "available_commands_update"]);
@@ -157,9 +138,9 @@ describe("slash commands over ACP", () => {
     const loadResponse = lines.findIndex((line) => line.includes('"result"') && line.includes('"modes"'));
     expect(stdoutOrder(agent, sessionId).commands[0]).toBeGreaterThan(loadResponse);
 
-    await agent.connection.agent.request(methods.agent.session.resume, { sessionId, cwd: home.workspace, mcpServers: [] });
+    await agent.connection.agent.request(methods.agent.session.resume, { sessionId, cwd: suite.home.workspace, mcpServers: [] });
     await nextUpdate((n) => isCommandsUpdate(sessionId)(n) && agent.updates.filter(isCommandsUpdate(sessionId)).length === 2);
-    const fork = await agent.connection.agent.request(methods.agent.session.fork, { sessionId, cwd: home.workspace, mcpServers: [] });
+    const fork = await agent.connection.agent.request(methods.agent.session.fork, { sessionId, cwd: suite.home.workspace, mcpServers: [] });
     await nextUpdate(isCommandsUpdate(fork.sessionId));
   });
 
@@ -171,12 +152,12 @@ describe("slash commands over ACP", () => {
     const status = await command(agent, sessionId, "/status");
     expect(status).toContain(`Session: ${sessionId}`);
     expect(status).toContain("Model: test-model");
-    expect(llm.requests).toHaveLength(0);
+    expect(suite.llm.requests).toHaveLength(0);
 
     expect(await command(agent, sessionId, "/model")).toBe("Current model: test-model\nProvider: custom");
-    expect(llm.requests).toHaveLength(0);
+    expect(suite.llm.requests).toHaveLength(0);
 
-    llm.push({ text: "no such command, but here is an answer" });
+    suite.llm.push({ text: "no such command, but here is an answer" });
     expect(await command(agent, sessionId, "/frobnicate the widgets")).toBe("no such command, but here is an answer");
     expect(messagesOf(0).at(-1)).toEqual({ role: "user", content: "/frobnicate the widgets" });
   });
@@ -186,16 +167,16 @@ describe("slash commands over ACP", () => {
     const sessionId = await newSession(agent);
     expect(await command(agent, sessionId, "/model other-model")).toBe("Model switched to: other-model\nProvider: custom");
     expect(await command(agent, sessionId, "/status")).toContain("Model: other-model");
-    llm.push({ text: "hello from the other model" });
+    suite.llm.push({ text: "hello from the other model" });
     await prompt(agent, sessionId, "hi");
-    expect(llm.requests.at(-1)?.body.model).toBe("other-model");
+    expect(suite.llm.requests.at(-1)?.body.model).toBe("other-model");
   });
 
   it("/context counts the conversation; /reset clears it for the model, also after a restart", async () => {
     const first = await startAgent();
     const sessionId = await newSession(first.agent);
     expect(await command(first.agent, sessionId, "/context")).toContain("Conversation is empty (no messages yet).");
-    llm.push({ text: "first answer" });
+    suite.llm.push({ text: "first answer" });
     await prompt(first.agent, sessionId, "first question");
     const context = await command(first.agent, sessionId, "/context");
     expect(context).toContain("Conversation: 2 messages");
@@ -205,33 +186,33 @@ describe("slash commands over ACP", () => {
 
     expect(await command(first.agent, sessionId, "/reset")).toBe("Conversation history cleared.");
     expect(await command(first.agent, sessionId, "/context")).toContain("Conversation is empty (no messages yet).");
-    llm.push({ text: "second answer" });
+    suite.llm.push({ text: "second answer" });
     await prompt(first.agent, sessionId, "second question");
     expect(messagesOf(1).slice(1)).toEqual([{ role: "user", content: "second question" }]);
-    expect(llm.requests).toHaveLength(2);
+    expect(suite.llm.requests).toHaveLength(2);
     await first.agent.close();
 
     // Another process: the replay and the model start after the reset.
     const { agent } = await startAgent();
-    await agent.connection.agent.request(methods.agent.session.load, { sessionId, cwd: home.workspace, mcpServers: [] });
+    await agent.connection.agent.request(methods.agent.session.load, { sessionId, cwd: suite.home.workspace, mcpServers: [] });
     const replayed = agent.updates.filter((n) => n.sessionId === sessionId).map((n) => textOf(n.update));
     expect(replayed.join("|")).toBe("second question|second answer");
-    llm.push({ text: "third answer" });
+    suite.llm.push({ text: "third answer" });
     await prompt(agent, sessionId, "third question");
     expect(messagesOf(2).slice(1).map((m: { content: string }) => m.content)).toEqual(["second question", "second answer", "third question"]);
   });
 
   it("/compress summarizes the middle with the model and reports the change", async () => {
-    home.writeConfig(`model:\n  provider: custom\n  base_url: ${llm.baseUrl}\n  default: test-model\ncompression:\n  protect_first_n: 1\n  protect_last_n: 1\n`);
+    suite.home.writeConfig(`model:\n  provider: custom\n  base_url: ${suite.llm.baseUrl}\n  default: test-model\ncompression:\n  protect_first_n: 1\n  protect_last_n: 1\n`);
     const { agent } = await startAgent();
     const sessionId = await newSession(agent);
     expect(await command(agent, sessionId, "/compress")).toBe("Nothing to compress — conversation is empty.");
-    llm.push({ text: "answer one" }, { text: "answer two" });
+    suite.llm.push({ text: "answer one" }, { text: "answer two" });
     await prompt(agent, sessionId, "question one");
     await prompt(agent, sessionId, "question two");
-    llm.push({ text: "The user asked two questions." });
+    suite.llm.push({ text: "The user asked two questions." });
     expect(await command(agent, sessionId, "/compress")).toMatch(/^Context compressed: 4 -> [23] messages, ~[\d,]+ -> ~[\d,]+ tokens$/);
-    llm.push({ text: "answer three" });
+    suite.llm.push({ text: "answer three" });
     await prompt(agent, sessionId, "question three");
     const sent = JSON.stringify(messagesOf(3));
     expect(sent).toContain("The user asked two questions.");
@@ -243,12 +224,12 @@ describe("a prompt that arrives while a turn is running", () => {
   it("is queued, answered at once, and runs after the current turn with an echo", async () => {
     const { agent, nextUpdate } = await startAgent();
     const sessionId = await newSession(agent);
-    llm.push({ text: "slow answer", chunks: ["slow", " answer"], delayMs: 1500 }, { text: "second answer" });
+    suite.llm.push({ text: "slow answer", chunks: ["slow", " answer"], delayMs: 1500 }, { text: "second answer" });
     const slow = prompt(agent, sessionId, "make the change");
     await nextUpdate((n) => n.update.sessionUpdate === "agent_message_chunk" && textOf(n.update) === "slow");
 
     expect(await command(agent, sessionId, "then run tests")).toBe("Queued for the next turn. (1 queued)");
-    expect(llm.requests).toHaveLength(1);
+    expect(suite.llm.requests).toHaveLength(1);
 
     expect((await slow).stopReason).toBe("end_turn");
     const kinds = agent.updates
@@ -272,8 +253,8 @@ describe("a prompt that arrives while a turn is running", () => {
     const { agent } = await startAgent();
     const sessionId = await newSession(agent);
     expect(await command(agent, sessionId, "/queue then run tests")).toBe("Queued for the next turn. (1 queued)");
-    expect(llm.requests).toHaveLength(0);
-    llm.push({ text: "changed" }, { text: "tests pass" });
+    expect(suite.llm.requests).toHaveLength(0);
+    suite.llm.push({ text: "changed" }, { text: "tests pass" });
     await prompt(agent, sessionId, "make the change");
     expect(messagesOf(1).at(-1)).toEqual({ role: "user", content: "then run tests" });
   });
@@ -282,7 +263,7 @@ describe("a prompt that arrives while a turn is running", () => {
     const gate = permissionGate();
     const { agent } = await startAgent(gate.handler);
     const sessionId = await newSession(agent);
-    llm.push({ tool_calls: [{ id: "w1", name: "write_file", arguments: { path: "notes.txt", content: "x\n" } }] }, { text: "done" });
+    suite.llm.push({ tool_calls: [{ id: "w1", name: "write_file", arguments: { path: "notes.txt", content: "x\n" } }] }, { text: "done" });
     const running = prompt(agent, sessionId, "write the notes");
     await gate.asked;
 
@@ -293,10 +274,10 @@ describe("a prompt that arrives while a turn is running", () => {
 
     const toolResult = messagesOf(1).find((m: { role: string }) => m.role === "tool");
     expect(toolResult.content).toContain("[User guidance for the rest of this turn: prefer the simpler fix]");
-    expect(llm.requests).toHaveLength(2);
+    expect(suite.llm.requests).toHaveLength(2);
 
     // On an idle session the guidance is simply the next prompt.
-    llm.push({ text: "summary" });
+    suite.llm.push({ text: "summary" });
     expect(await command(agent, sessionId, "/steer summarize the README")).toBe("summary");
     expect(messagesOf(2).at(-1)).toEqual({ role: "user", content: "summarize the README" });
   });
@@ -305,19 +286,19 @@ describe("a prompt that arrives while a turn is running", () => {
     const gate = permissionGate();
     const { agent } = await startAgent(gate.handler);
     const sessionId = await newSession(agent);
-    llm.push({ tool_calls: [{ id: "w1", name: "write_file", arguments: { path: "deps.txt", content: "npm\n" } }] });
+    suite.llm.push({ tool_calls: [{ id: "w1", name: "write_file", arguments: { path: "deps.txt", content: "npm\n" } }] });
     const running = prompt(agent, sessionId, "install the deps");
     await gate.asked;
     await agent.connection.agent.notify(methods.agent.session.cancel, { sessionId });
     expect((await running).stopReason).toBe("cancelled");
     gate.answer("deny");
 
-    llm.push({ text: "using yarn" });
+    suite.llm.push({ text: "using yarn" });
     expect((await prompt(agent, sessionId, "use yarn instead")).stopReason).toBe("end_turn");
     expect(messagesOf(1).at(-1)).toEqual({ role: "user", content: "install the deps\n\nUser correction/guidance after interrupt: use yarn instead" });
 
     // Only once: the prompt after that is sent as it is.
-    llm.push({ text: "ok" });
+    suite.llm.push({ text: "ok" });
     await prompt(agent, sessionId, "thanks");
     expect(messagesOf(2).at(-1)).toEqual({ role: "user", content: "thanks" });
   });

@@ -1,5 +1,5 @@
 import { methods, type SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { spawnAgent } from "../support/acp-client.js";
 import { e2eSuite } from "../support/e2e-suite.js";
 

@@ -1,63 +1,48 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { methods, type RequestPermissionRequest, type RequestPermissionResponse, type SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { spawnAgent, type AgentProcess } from "../support/acp-client.js";
-import { startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
-import { createTempHome, type TempHome } from "../support/temp-home.js";
+import { e2eSuite } from "../support/e2e-suite.js";
 import { sleepers } from "../support/processes.js";
 
 /** Issue 3 end to end: tools, approvals and what the editor sees, over stdio with the built binary. */
-let llm: FakeLlm;
-let home: TempHome;
-let agent: AgentProcess | undefined;
-
-beforeEach(async () => {
-  llm = await startFakeLlm();
-  home = createTempHome({ baseUrl: llm.baseUrl });
-});
-
-afterEach(async () => {
-  await agent?.close();
-  agent = undefined;
-  await llm.close();
-  home.cleanup();
-});
+const suite = e2eSuite();
 
 const choose = (optionId: string) => (): RequestPermissionResponse => ({ outcome: { outcome: "selected", optionId } });
 
 async function start(onPermission?: (request: RequestPermissionRequest) => RequestPermissionResponse): Promise<{ agent: AgentProcess; sessionId: string }> {
-  agent = spawnAgent({ env: home.env(), ...(onPermission ? { onPermission } : {}) });
-  await agent.initialize();
-  const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
-  return { agent, sessionId };
+  suite.agent = spawnAgent({ env: suite.home.env(), ...(onPermission ? { onPermission } : {}) });
+  await suite.agent.initialize();
+  const { sessionId } = await suite.agent.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
+  return { agent: suite.agent, sessionId };
 }
 
 function prompt(sessionId: string, text: string) {
-  return agent!.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+  return suite.agent!.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
 }
 
 function updates(kind: SessionUpdate["sessionUpdate"]): SessionUpdate[] {
-  return agent!.updates.map((notification) => notification.update).filter((update) => update.sessionUpdate === kind);
+  return suite.agent!.updates.map((notification) => notification.update).filter((update) => update.sessionUpdate === kind);
 }
 
 function toolUpdates(callId: string): SessionUpdate[] {
-  return agent!.updates.map((n) => n.update).filter((u) => "toolCallId" in u && u.toolCallId === callId);
+  return suite.agent!.updates.map((n) => n.update).filter((u) => "toolCallId" in u && u.toolCallId === callId);
 }
 
 describe("edits", () => {
   it("patches a file after the client approves the diff", async () => {
-    const file = join(home.workspace, "app.ts");
+    const file = join(suite.home.workspace, "app.ts");
     writeFileSync(file, "const greeting = 'hello';\n");
     const { sessionId } = await start(choose("allow_once"));
-    llm.push(
+    suite.llm.push(
       { tool_calls: [{ id: "p1", name: "patch", arguments: { path: "app.ts", old_string: "'hello'", new_string: "'goodbye'" } }] },
       { text: "Changed." },
     );
     expect((await prompt(sessionId, "change the greeting")).stopReason).toBe("end_turn");
 
     expect(readFileSync(file, "utf8")).toBe("const greeting = 'goodbye';\n");
-    const [request] = agent!.permissions;
+    const [request] = suite.agent!.permissions;
     expect(request?.toolCall.toolCallId).toBe("p1");
     expect(request?.toolCall.content).toContainEqual({ type: "diff", path: file, oldText: "const greeting = 'hello';\n", newText: "const greeting = 'goodbye';\n" });
     expect(request?.options.map((option) => option.optionId)).toEqual(["allow_once", "deny"]);
@@ -67,21 +52,21 @@ describe("edits", () => {
   });
 
   it("leaves the file untouched when the client denies the edit", async () => {
-    const file = join(home.workspace, "app.ts");
+    const file = join(suite.home.workspace, "app.ts");
     writeFileSync(file, "keep me\n");
     const { sessionId } = await start(choose("deny"));
-    llm.push({ tool_calls: [{ id: "w1", name: "write_file", arguments: { path: "app.ts", content: "overwritten\n" } }] }, { text: "ok" });
+    suite.llm.push({ tool_calls: [{ id: "w1", name: "write_file", arguments: { path: "app.ts", content: "overwritten\n" } }] }, { text: "ok" });
     await prompt(sessionId, "overwrite it");
     expect(readFileSync(file, "utf8")).toBe("keep me\n");
     expect(toolUpdates("w1").at(-1)).toMatchObject({ status: "failed" });
-    const toolResult = llm.requests[1]?.body.messages.find((m: { role: string }) => m.role === "tool");
+    const toolResult = suite.llm.requests[1]?.body.messages.find((m: { role: string }) => m.role === "tool");
     expect(toolResult.content.toLowerCase()).toContain("denied");
   });
 
   it("writes inside the workspace without asking in accept_edits mode, but asks for .env", async () => {
     const { sessionId } = await start(choose("deny"));
-    await agent!.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: "accept_edits" });
-    llm.push(
+    await suite.agent!.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: "accept_edits" });
+    suite.llm.push(
       {
         tool_calls: [
           { id: "w1", name: "write_file", arguments: { path: "src/new.ts", content: "export {};\n" } },
@@ -91,50 +76,50 @@ describe("edits", () => {
       { text: "done" },
     );
     await prompt(sessionId, "write two files");
-    expect(readFileSync(join(home.workspace, "src/new.ts"), "utf8")).toBe("export {};\n");
-    expect(existsSync(join(home.workspace, ".env"))).toBe(false);
-    expect(agent!.permissions.map((request) => request.toolCall.toolCallId)).toEqual(["w2"]);
+    expect(readFileSync(join(suite.home.workspace, "src/new.ts"), "utf8")).toBe("export {};\n");
+    expect(existsSync(join(suite.home.workspace, ".env"))).toBe(false);
+    expect(suite.agent!.permissions.map((request) => request.toolCall.toolCallId)).toEqual(["w2"]);
   });
 });
 
 describe("dangerous commands", () => {
   it("asks before rm -rf with the exact command, and 'allow for session' is not asked again for it", async () => {
-    mkdirSync(join(home.workspace, "build"));
-    mkdirSync(join(home.workspace, "dist"));
+    mkdirSync(join(suite.home.workspace, "build"));
+    mkdirSync(join(suite.home.workspace, "dist"));
     const { sessionId } = await start(choose("allow_session"));
-    llm.push(
+    suite.llm.push(
       { tool_calls: [{ id: "t1", name: "terminal", arguments: { command: "rm -rf build dist" } }] },
       { tool_calls: [{ id: "t2", name: "terminal", arguments: { command: "rm -rf build dist" } }] },
       { text: "cleaned" },
     );
     await prompt(sessionId, "clean up");
-    expect(agent!.permissions).toHaveLength(1);
-    const request = agent!.permissions[0]!;
+    expect(suite.agent!.permissions).toHaveLength(1);
+    const request = suite.agent!.permissions[0]!;
     expect(request.toolCall.toolCallId).toBe("t1");
     expect(request.toolCall.rawInput).toMatchObject({ command: "rm -rf build dist" });
     expect(JSON.stringify(request.toolCall.content)).toContain("$ rm -rf build dist");
     expect(request.toolCall.title).toContain("rm -rf build dist");
     expect(request.options.map((option) => option.optionId)).toEqual(["allow_once", "allow_session", "allow_always", "deny", "deny_always"]);
-    expect(existsSync(join(home.workspace, "build"))).toBe(false);
-    expect(existsSync(join(home.workspace, "dist"))).toBe(false);
+    expect(existsSync(join(suite.home.workspace, "build"))).toBe(false);
+    expect(existsSync(join(suite.home.workspace, "dist"))).toBe(false);
   });
 
   it("denies a dangerous command when the client cancels the request", async () => {
-    mkdirSync(join(home.workspace, "build"));
+    mkdirSync(join(suite.home.workspace, "build"));
     const { sessionId } = await start();
-    llm.push({ tool_calls: [{ id: "t1", name: "terminal", arguments: { command: "rm -rf build" } }] }, { text: "ok" });
+    suite.llm.push({ tool_calls: [{ id: "t1", name: "terminal", arguments: { command: "rm -rf build" } }] }, { text: "ok" });
     await prompt(sessionId, "clean");
-    expect(existsSync(join(home.workspace, "build"))).toBe(true);
+    expect(existsSync(join(suite.home.workspace, "build"))).toBe(true);
     expect(toolUpdates("t1").at(-1)).toMatchObject({ status: "failed" });
   });
 });
 
 describe("tool calls in the editor", () => {
   it("completes two read_file calls of one message onto their own tool calls", async () => {
-    writeFileSync(join(home.workspace, "a.txt"), "alpha\n");
-    writeFileSync(join(home.workspace, "b.txt"), "beta\n");
+    writeFileSync(join(suite.home.workspace, "a.txt"), "alpha\n");
+    writeFileSync(join(suite.home.workspace, "b.txt"), "beta\n");
     const { sessionId } = await start();
-    llm.push(
+    suite.llm.push(
       {
         tool_calls: [
           { id: "ra", name: "read_file", arguments: { path: "a.txt" } },
@@ -152,7 +137,7 @@ describe("tool calls in the editor", () => {
 
   it("sends a plan update after a todo call", async () => {
     const { sessionId } = await start();
-    llm.push(
+    suite.llm.push(
       {
         tool_calls: [
           {
@@ -177,10 +162,10 @@ describe("tool calls in the editor", () => {
   it("cancels a running `sleep` promptly and leaves no process behind", async () => {
     const { sessionId } = await start();
     const marker = `${3000 + Math.floor(Math.random() * 900)}.${Math.floor(Math.random() * 1e6)}`;
-    llm.push({ tool_calls: [{ id: "s1", name: "terminal", arguments: { command: `sleep ${marker}` } }] }, { text: "after" });
+    suite.llm.push({ tool_calls: [{ id: "s1", name: "terminal", arguments: { command: `sleep ${marker}` } }] }, { text: "after" });
     const running = prompt(sessionId, "sleep");
     while (!sleepers(marker).length) await new Promise((resolve) => setTimeout(resolve, 20));
-    await agent!.connection.agent.notify(methods.agent.session.cancel, { sessionId });
+    await suite.agent!.connection.agent.notify(methods.agent.session.cancel, { sessionId });
     expect((await running).stopReason).toBe("cancelled");
     // The process group is killed before the turn ends; allow the kernel a moment to reap it.
     while (sleepers(marker).length) await new Promise((resolve) => setTimeout(resolve, 20));
