@@ -47,6 +47,8 @@ const agentSection = z
     max_turns: count(90),
     api_max_retries: z.number().int().min(0).default(3),
     reasoning_effort: z.string().optional(),
+    /** Toolsets taken away from whatever is enabled (Hermes' `agent.disabled_toolsets`), e.g. `[terminal]`, `[mcp-github]`. */
+    disabled_toolsets: z.array(z.string()).default([]),
   })
   .prefault({});
 
@@ -125,6 +127,11 @@ export const configSchema = z.looseObject({
   compression: orAbsent(compressionSection),
   providers: orAbsent(z.record(z.string(), providerEntry).default({})),
   mcp_servers: orAbsent(z.record(z.string(), z.unknown()).default({})),
+  /**
+   * Toolsets enabled per platform (Hermes' `platform_toolsets`); this agent reads `acp`. Absent =
+   * `[hermes-acp]`. `no_mcp` in the list leaves every MCP server out.
+   */
+  platform_toolsets: orAbsent(z.record(z.string(), z.array(z.string())).default({})),
   /**
    * Commands the user allowed always ("Allow always"), normalized; never asked again. Entries that
    * are rule keys (what Python Hermes writes) allow that whole rule and are still honoured.

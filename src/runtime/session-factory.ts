@@ -7,7 +7,7 @@ import { errorMessage, HermesError } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import { log } from "../shared/logger.js";
 import { ToolRegistry } from "../tools/registry.js";
-import { hermesAcpTools } from "../tools/toolsets.js";
+import { resolveToolset, type ResolvedToolset } from "../tools/toolsets.js";
 import type { StateStore } from "../store/state-store.js";
 import type { SessionRecord } from "../store/types.js";
 import { hideCredentialsFromCommands, type ConfigSource } from "./config-source.js";
@@ -169,7 +169,7 @@ export class SessionFactory {
   addMcpServers(session: AgentSession, servers: readonly McpServerInput[]): void {
     if (!session.mcp || servers.length === 0) return;
     const loaded = this.config.current();
-    session.mcp.start(this.mcpSpecs(servers, loaded.ok ? loaded.config : undefined));
+    session.mcp.start(this.mcpSpecs(servers, loaded.ok ? loaded.config : undefined, session.toolset));
   }
 
   /**
@@ -214,10 +214,13 @@ export class SessionFactory {
       parentSessionId: input.parentSessionId ?? null,
       modelConfig: { base_url: resolved.baseUrl },
     });
-    const tools = new ToolRegistry(hermesAcpTools());
+    // The tool list is fixed for the session (the provider's prompt cache keys on it).
+    const toolset = resolveToolset(config, this.config.env);
+    for (const name of toolset.unknown) log.warn(`config.yaml names toolset "${name}", which does not exist; ignored`);
+    const tools = new ToolRegistry(toolset.tools);
     const provider = input.provider ?? (await this.config.provider(resolved, config));
     const mcp = new SessionMcp({ cwd: input.cwd, env: this.config.env, tools });
-    mcp.start(this.mcpSpecs(input.mcpServers, config));
+    mcp.start(this.mcpSpecs(input.mcpServers, config, toolset));
     return new AgentSession({
       id: input.id,
       cwd: input.cwd,
@@ -225,6 +228,7 @@ export class SessionFactory {
       resolved,
       provider,
       tools,
+      toolset,
       mcp,
       systemPrompt: input.systemPrompt,
       ...(this.contextWindowLookup ? { contextWindowLookup: this.contextWindowLookup } : {}),
@@ -255,10 +259,16 @@ export class SessionFactory {
   }
 
   /** The editor's servers merged with config.yaml's; unusable config entries are logged and skipped. */
-  private mcpSpecs(servers: readonly McpServerInput[], config: HermesConfig | undefined) {
+  /** The editor's servers merged with config.yaml's, minus those the session's toolsets leave out (`no_mcp`, `mcp-<name>` disabled). */
+  private mcpSpecs(servers: readonly McpServerInput[], config: HermesConfig | undefined, toolset: ResolvedToolset | undefined) {
     const { specs, problems } = resolveMcpServers(servers, config?.mcp_servers ?? {}, this.config.env);
     for (const problem of problems) log.warn(`config.yaml mcp_servers.${problem.name} skipped: ${problem.reason}`);
-    return specs;
+    if (!toolset) return specs;
+    return specs.filter((spec) => {
+      const kept = toolset.mcp.enabled && !toolset.mcp.disabled.has(spec.name);
+      if (!kept) log.info(`MCP server "${spec.name}" left out by the toolsets in config.yaml`);
+      return kept;
+    });
   }
 }
 

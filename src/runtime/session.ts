@@ -20,6 +20,7 @@ import { resetReadDedup } from "../tools/file-tracker/file-tracker.js";
 import type { CompressionReport, ContextCompressor, Summarize } from "../agent/compression.js";
 import { createSessionCompressor, type ModelWindowLookup, type SessionContextUsage } from "./session-context.js";
 import type { HermesError } from "../shared/errors.js";
+import type { ResolvedToolset } from "../tools/toolsets.js";
 import { isReasoningEffort, supportsReasoningEffort, type ReasoningEffort } from "../llm/catalog.js";
 
 /** How long closing a session waits for its queued writes (a locked state.db) before giving up on them. */
@@ -32,6 +33,8 @@ export interface SessionParts {
   resolved: ResolvedProvider;
   provider: Provider;
   tools: ToolRegistry;
+  /** How `tools` was resolved from config.yaml's toolsets (what is left out and why, for `/tools`). */
+  toolset?: ResolvedToolset;
   /** Built once per session and sent byte for byte every turn (restored sessions keep theirs). */
   systemPrompt: string;
   hermesHome: string;
@@ -153,6 +156,11 @@ export class AgentSession {
     this.parts = { ...this.parts, resolved, provider };
     this.systemPrompt = systemPrompt ?? withModelLines(this.systemPrompt, resolved.model, resolved.provider);
     this.parts.recorder.switchModel({ model: resolved.model, provider: resolved.provider, baseUrl: resolved.baseUrl, systemPrompt: this.systemPrompt });
+  }
+
+  /** How the session's tools were resolved (undefined for sessions built without toolsets, in tests). */
+  get toolset(): ResolvedToolset | undefined {
+    return this.parts.toolset;
   }
 
   get tools(): ToolRegistry {

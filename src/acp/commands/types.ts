@@ -1,5 +1,6 @@
 import type { CompressionReport } from "../../agent/compression.js";
 import type { ChatMessage } from "../../llm/types.js";
+import type { ResolvedToolset } from "../../tools/toolsets.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 
 /**
@@ -13,6 +14,8 @@ export interface CommandSession {
   readonly providerId: string;
   readonly history: readonly ChatMessage[];
   readonly tools: ToolRegistry;
+  /** What the session's toolsets left out and why (undefined when not resolved from toolsets). */
+  readonly toolset?: Pick<ResolvedToolset, "unavailable" | "unknown"> | undefined;
   readonly currentTitle: string | null;
   readonly approvals: { readonly mode: string };
   /** Clears the conversation the model sees (same session id). Only called while the session is held. */
