@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import {
   clearRegisteredSecrets,
+  isSecretName,
   maskSecret,
   redactRegisteredSecrets,
   redactSecrets,
@@ -153,5 +154,19 @@ describe("redactRegisteredSecrets", () => {
   it("does not apply pattern masking to tool output", () => {
     const text = "password=hunter2 postgres://a:b@c/d";
     expect(redactRegisteredSecrets(text)).toBe(text);
+  });
+});
+
+describe("one rule for secret names", () => {
+  it("treats environment names and names in text alike", () => {
+    const names = ["OPENROUTER_API_KEY", "STRIPE_KEY", "GITHUB_TOKEN", "PGPASSWORD", "CLIENT_SECRET", "AWS_SECRET_ACCESS_KEY", "MY_SECRET_THING", "apiKey", "token"];
+    for (const name of names) {
+      expect(isSecretName(name), name).toBe(true);
+      expect(redactSecrets(`${name}=hunter2hunter2`), name).not.toContain("hunter2");
+    }
+    for (const name of ["max_tokens", "tokenizer", "PATH", "SSH_AUTH_SOCK", "KEYBOARD"]) {
+      expect(isSecretName(name), name).toBe(false);
+      expect(redactSecrets(`${name}=plainvalue42`), name).toContain("plainvalue42");
+    }
   });
 });

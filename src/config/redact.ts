@@ -25,10 +25,17 @@ const TOKEN_RE = new RegExp(
 /** `Bearer <token>` in headers and messages. */
 const BEARER_RE = /(\bBearer\s+)[A-Za-z0-9._~+/=-]{8,}(?![A-Za-z0-9._~+/=*-])/gi;
 
-/** Names whose value is a secret: `OPENROUTER_API_KEY`, `api_key`, `"apiKey"`, `password`, `GITHUB_TOKEN`… */
+/**
+ * The one rule for names whose value is a secret, in text (`api_key: …`, `"apiKey": "…"`) and in
+ * the environment: `OPENROUTER_API_KEY`, `STRIPE_KEY`, `GITHUB_TOKEN`, `PGPASSWORD`,
+ * `CLIENT_SECRET`, `AWS_SECRET_ACCESS_KEY`, `password`, `token`, `authorization`, `x-api-key`.
+ * Whole names only: `max_tokens` or `tokenizer` are not secrets; anything naming a secret or a
+ * password is.
+ */
 const SECRET_NAME =
-  "[A-Za-z0-9_-]*(?:api[_-]?key|secret(?:[_-]?key)?|password|passwd|private[_-]?key|access[_-]?key|" +
-  "access[_-]?token|auth[_-]?token|refresh[_-]?token|_token)|token|authorization|x-api-key";
+  "[A-Za-z0-9_-]*(?:api[_-]?key|(?:secret|password|passwd)[A-Za-z0-9_-]*|private[_-]?key|access[_-]?key|" +
+  "access[_-]?token|auth[_-]?token|refresh[_-]?token|_token|_key)|token|authorization|x-api-key";
+const SECRET_NAME_RE = new RegExp(`^(?:${SECRET_NAME})$`, "i");
 
 /**
  * `NAME=value`, `NAME: value`, `"name": "value"`, `name='value'`. Group 3 is the quote of a quoted
@@ -116,9 +123,9 @@ export function registerEnvSecrets(env: NodeJS.ProcessEnv, names: Iterable<strin
   }
 }
 
-/** True for environment variable names that conventionally hold credentials. */
+/** True for names (environment variables, fields) that conventionally hold credentials; see SECRET_NAME. */
 export function isSecretName(name: string): boolean {
-  return /API_?KEY|_KEY$|_TOKEN$|SECRET|PASSWORD|PASSWD/i.test(name);
+  return SECRET_NAME_RE.test(name);
 }
 
 /** Forgets every registered value. Intended for tests. */

@@ -5,7 +5,7 @@ describe("configSchema", () => {
   it("supplies every default", () => {
     expect(defaultConfig()).toEqual({
       model: { provider: "auto" },
-      agent: { max_turns: 90, api_max_retries: 3 },
+      agent: { max_turns: 90, api_max_retries: 3, disabled_toolsets: [] },
       approvals: { mode: "manual", timeout: 300 },
       terminal: { timeout: 180, max_timeout: 600, output_cap: 50_000 },
       sandbox: { mode: "workspace-write", network: true, required: false, writable_roots: [], deny_read: [] },
@@ -17,6 +17,7 @@ describe("configSchema", () => {
       compression: { enabled: true, threshold: 0.5, protect_first_n: 3, protect_last_n: 20 },
       providers: {},
       mcp_servers: {},
+      platform_toolsets: {},
       command_allowlist: [],
     });
   });
@@ -34,7 +35,7 @@ describe("configSchema", () => {
       toolsets: ["hermes-acp"],
       memory: { memory_enabled: true },
     });
-    expect(config.agent).toEqual({ max_turns: 10, api_max_retries: 3, custom_flag: true });
+    expect(config.agent).toEqual({ max_turns: 10, api_max_retries: 3, disabled_toolsets: [], custom_flag: true });
     expect(config.terminal.timeout).toBe(180);
     expect(config.toolsets).toEqual(["hermes-acp"]);
     expect(config.memory).toEqual({ memory_enabled: true });

@@ -141,7 +141,6 @@ export const configSchema = z.looseObject({
 
 export type HermesConfig = z.output<typeof configSchema>;
 export type ProviderEntry = z.output<typeof providerEntry>;
-export type ApprovalMode = HermesConfig["approvals"]["mode"];
 
 /** A complete config with every default, as an empty `config.yaml` yields. Returns a fresh object. */
 export function defaultConfig(): HermesConfig {

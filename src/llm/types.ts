@@ -1,6 +1,4 @@
 /** Chat history in the OpenAI chat-completions shape; also what state.db stores. */
-export type ChatRole = "system" | "user" | "assistant" | "tool";
-
 export interface ToolCall {
   id: string;
   type: "function";

@@ -8,8 +8,6 @@
  */
 import { createRequire } from "node:module";
 
-export type SqlValue = string | number | bigint | Buffer | null;
-
 export interface RunResult {
   changes: number;
   lastInsertRowid: number | bigint;

@@ -24,8 +24,6 @@
  * `HERMES_ACP_SKIP_CONFIGURED_MCP=1`.
  */
 
-export type McpTransportKind = "stdio" | "http" | "sse";
-
 /** An MCP server as the editor (or a test) names it, already validated. */
 export type McpServerInput =
   | { name: string; transport: "stdio"; command: string; args: string[]; env: Record<string, string> }
