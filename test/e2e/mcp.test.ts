@@ -181,7 +181,9 @@ describe("MCP servers from the editor", () => {
     suite.agent!.child.kill("SIGTERM");
     await exited;
     suite.agent = undefined;
-    while (isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Bounded: the server gets 10 s to be gone (it should be at once: its process group is killed).
+    for (let waited = 0; isAlive(pid) && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(isAlive(pid)).toBe(false);
   });
 
   it("connects the servers passed to session/load (in a new process) and session/fork", async () => {

@@ -206,9 +206,12 @@ describe("SessionMcp timing", () => {
     const { mcp } = sessionMcp({ connect, turnWaitMs: 3_600_000 });
     mcp.start([demo()]);
     const controller = new AbortController();
-    const waiting = mcp.beforeTurn(controller.signal);
+    const waiting = mcp.beforeTurn(controller.signal).then(() => "stopped waiting");
     controller.abort();
-    await waiting;
+    // Bounded: the turn would otherwise wait an hour for a server that never connects.
+    const outcome = await Promise.race([waiting, new Promise((resolve) => setTimeout(() => resolve("still waiting"), 10_000))]);
+    expect(outcome).toBe("stopped waiting");
+    expect(mcp.summary()).toEqual([{ name: "demo", status: "connecting", tools: 0 }]);
   });
 
   it("cancels starts in flight on dispose and does not start a server twice", async () => {
