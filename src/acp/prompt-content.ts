@@ -1,5 +1,6 @@
 import type { ContentBlock } from "@agentclientprotocol/sdk/unstable";
 import type { UserContentPart } from "../llm/types.js";
+import { contentText } from "../shared/content-text.js";
 import {
   embeddedParts,
   imageMime,
@@ -62,10 +63,7 @@ export async function promptContent(blocks: readonly ContentBlock[], options: Pa
   const textOnly = blocks.every((block) => block.type === "text");
   const allText = parts.every((part) => part.type === "text");
   const content = allText
-    ? parts
-        .map((part) => (part.type === "text" ? part.text : ""))
-        .join("\n")
-        .trim()
+    ? contentText(parts).trim()
     : parts;
   return { text, content, textOnly, empty: typeof content === "string" ? content === "" : parts.length === 0 };
 }

@@ -1,5 +1,6 @@
 import type { ChatMessage } from "../llm/types.js";
 import { CHARS_PER_TOKEN } from "./context.js";
+import { contentText } from "../shared/content-text.js";
 
 /**
  * The texts of context compression (pure): the request that asks the model for a structured
@@ -54,11 +55,8 @@ export function cutMiddle(text: string, max: number): string {
   return `${text.slice(0, head)}\n…[${text.length - head - tail} chars omitted]…\n${text.slice(text.length - tail)}`;
 }
 
-function contentText(message: ChatMessage): string {
-  const content = message.content;
-  if (content === null) return "";
-  if (typeof content === "string") return content;
-  return content.map((part) => (part.type === "text" ? part.text : "[image]")).join("\n");
+function messageText(message: ChatMessage): string {
+  return contentText(message.content);
 }
 
 /** An earlier summary inside `text` (whole, or merged in front of a message) and the text after it. */
@@ -79,7 +77,7 @@ function summaryBody(text: string): string {
 
 /** One message as transcript text; an earlier summary is kept whole (it is the oldest history). */
 function serializeMessage(message: ChatMessage, contentCap: number): string {
-  const { summary, rest } = splitSummary(contentText(message));
+  const { summary, rest } = splitSummary(messageText(message));
   const lines: string[] = summary !== undefined ? [`[EARLIER SUMMARY]:\n${summary}`] : [];
   const body = cutMiddle(rest, contentCap);
   switch (message.role) {
@@ -131,7 +129,7 @@ export function summaryBudget(middleTokens: number): number {
  * summary, the model is told to fold it in, so repeated compressions update one summary.
  */
 export function buildSummaryRequest(middle: readonly ChatMessage[], options: { targetTokens: number; maxInputChars: number }): ChatMessage[] {
-  const iterative = middle.some((message) => isSummaryText(contentText(message)));
+  const iterative = middle.some((message) => isSummaryText(messageText(message)));
   const instructions = [
     "Summarize the conversation transcript below into a structured handoff summary.",
     ...(iterative
@@ -178,7 +176,7 @@ export function isSummaryText(text: string): boolean {
  */
 export function userText(message: ChatMessage): string {
   if (message.role !== "user") return "";
-  const text = contentText(message);
+  const text = messageText(message);
   if (text.startsWith(SUMMARY_PREFIX)) return "";
   if (!text.startsWith(PRIOR_CONTEXT_OPEN)) return text;
   const end = text.indexOf(PRIOR_CONTEXT_CLOSE);

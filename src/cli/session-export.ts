@@ -3,6 +3,7 @@
  * field. Pure functions over the store's types.
  */
 import type { MessageRow, SessionRecord, StoredMessage } from "../runtime/session-directory.js";
+import { contentText } from "../shared/content-text.js";
 
 /** Tool results longer than this keep their head and tail with a note of what was left out. */
 export const EXPORT_TOOL_RESULT_CHARS = 4000;
@@ -59,10 +60,7 @@ function messageMarkdown(message: StoredMessage): string[] {
     case "system":
       return ["## System", "", fence(clip(message.content, EXPORT_SYSTEM_CHARS))];
     case "user": {
-      const text =
-        typeof message.content === "string"
-          ? message.content
-          : message.content.map((part) => (part.type === "text" ? part.text : "[image]")).join("\n\n");
+      const text = contentText(message.content, { separator: "\n\n" });
       return ["## User", "", text];
     }
     case "assistant": {

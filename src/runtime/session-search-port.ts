@@ -4,6 +4,7 @@
 import type { StateStore } from "../store/state-store.js";
 import type { MessageRow, SessionRecord, StoredMessage } from "../store/types.js";
 import type { SessionSearchMessage, SessionSearchPort, SessionSearchSession } from "../tools/ports.js";
+import { contentText } from "../shared/content-text.js";
 
 /** Messages of context the store returns on each side of a discovery match. */
 const HIT_CONTEXT = 2;
@@ -121,9 +122,7 @@ export function toMessage(row: MessageRow): SessionSearchMessage {
 }
 
 function textOf(message: StoredMessage): string | null {
-  const content = message.content;
-  if (typeof content === "string" || content === null) return content;
-  return content.map((part) => (part.type === "text" ? part.text : "[image]")).join("\n");
+  return message.content === null ? null : contentText(message.content);
 }
 
 function preview(text: string): string {

@@ -22,6 +22,7 @@ import { createSessionCompressor, type ModelWindowLookup, type SessionContextUsa
 import type { HermesError } from "../shared/errors.js";
 import type { ResolvedToolset } from "../tools/toolsets.js";
 import { isReasoningEffort, supportsReasoningEffort, type ReasoningEffort } from "../llm/catalog.js";
+import { contentText } from "../shared/content-text.js";
 
 /** How long closing a session waits for its queued writes (a locked state.db) before giving up on them. */
 const DISPOSE_SETTLE_MS = 1500;
@@ -330,7 +331,7 @@ export class AgentSession {
   private firstTitle(): string | undefined {
     const first = this.history.find((message) => message.role === "user");
     if (!first) return undefined;
-    const text = typeof first.content === "string" ? first.content : first.content.map((part) => (part.type === "text" ? part.text : "")).join(" ");
+    const text = contentText(first.content, { images: "omit", separator: " " });
     return titleFromPrompt(text) || undefined;
   }
 }

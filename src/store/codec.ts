@@ -8,6 +8,7 @@
  */
 import { HermesError } from "../shared/errors.js";
 import type { MessageRow, StoredContentPart, StoredMessage, StoredToolCall } from "./types.js";
+import { contentText } from "../shared/content-text.js";
 
 export interface MessageColumns {
   role: string;
@@ -121,8 +122,9 @@ export function messageText(message: StoredMessage): string {
   return message.content ?? "";
 }
 
+/** The searchable text of a part list: its words only (an image placeholder would only pollute search). */
 function textOfParts(parts: StoredContentPart[]): string {
-  return parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+  return contentText(parts, { images: "omit" });
 }
 
 function parseJson<T>(text: string, fallback: T): T {
