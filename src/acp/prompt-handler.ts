@@ -29,7 +29,7 @@ export async function handlePrompt(sessions: SessionManager, params: PromptReque
   const live = sessions.get(params.sessionId);
   const prompt = await pendingPrompt(params.prompt, live.session.cwd);
   if (!prompt) return { stopReason: "end_turn" };
-  const slash = prompt.textOnly ? parseSlashCommand(prompt.text) : undefined;
+  const slash = prompt.slash;
   if (!slash) return submit(live, prompt, requestSignal);
   if (slash.command.exclusive?.(slash.args)) {
     const busy = `/${slash.command.name} cannot run while a turn is running; wait for it to finish, or cancel it first.`;
@@ -48,11 +48,17 @@ export async function handlePrompt(sessions: SessionManager, params: PromptReque
 async function pendingPrompt(blocks: readonly ContentBlock[], cwd: string): Promise<PendingPrompt | undefined> {
   const converted = await promptContent(blocks, { cwd });
   if (converted.empty) return undefined;
-  return { content: converted.content, text: converted.text || "[Attachment]", textOnly: converted.textOnly };
+  return withSlash({ content: converted.content, text: converted.text || "[Attachment]", textOnly: converted.textOnly });
 }
 
 function textPrompt(text: string): PendingPrompt {
-  return { content: text, text, textOnly: true };
+  return withSlash({ content: text, text, textOnly: true });
+}
+
+/** The prompt with its `/command` parsed, once, when it arrives. */
+function withSlash(prompt: PendingPrompt): PendingPrompt {
+  const slash = prompt.textOnly ? parseSlashCommand(prompt.text) : undefined;
+  return slash ? { ...prompt, slash } : prompt;
 }
 
 /**
@@ -97,7 +103,7 @@ async function drain(live: LiveSession, hold: SessionHold, first: PendingPrompt,
 
 /** One item while holding the session: a command (replied to) or a model turn. */
 async function execute(live: LiveSession, hold: SessionHold, prompt: PendingPrompt): Promise<{ stopReason: StopReason; usage: TokenUsage | undefined } | undefined> {
-  const slash: SlashInvocation | undefined = prompt.textOnly ? parseSlashCommand(prompt.text) : undefined;
+  const slash: SlashInvocation | undefined = prompt.slash;
   if (slash) {
     const result = await runCommand(slash, commandContext(live, hold.signal));
     if ("reply" in result) {

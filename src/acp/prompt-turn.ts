@@ -5,6 +5,7 @@ import { toSessionUpdates } from "./event-bridge.js";
 import type { LiveSession, PendingPrompt, SessionHold } from "./session-manager.js";
 import { abandonedToolUpdate } from "./tool-render.js";
 import { newId } from "../shared/ids.js";
+import { parseSlashCommand } from "./commands/registry.js";
 
 /** How a prompt sent after a cancel carries the cancelled one (Hermes' wording). */
 export const INTERRUPT_GUIDANCE = "User correction/guidance after interrupt:";
@@ -52,7 +53,10 @@ export async function runPromptTurn(live: LiveSession, hold: SessionHold, prompt
     for (const callId of open) live.updates.send(abandonedToolUpdate(callId));
     hold.setTurn(undefined);
     const unseen = live.takeSteering();
-    if (unseen) live.enqueue({ content: unseen, text: unseen, textOnly: true }, { first: true });
+    if (unseen) {
+      const slash = parseSlashCommand(unseen);
+      live.enqueue({ content: unseen, text: unseen, textOnly: true, ...(slash ? { slash } : {}) }, { first: true });
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import type { SlashInvocation } from "./commands/types.js";
 import type { AgentContext, ClientCapabilities } from "@agentclientprotocol/sdk/unstable";
 import type { UserContentPart } from "../llm/types.js";
 import type { AgentSession } from "../runtime/session.js";
@@ -13,6 +14,8 @@ export interface PendingPrompt {
   text: string;
   /** Every block was text: slash commands and the interrupt rewrite apply. */
   textOnly: boolean;
+  /** The `/command` it is, parsed once when the prompt arrived (text-only prompts only). */
+  slash?: SlashInvocation;
 }
 
 /**

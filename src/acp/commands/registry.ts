@@ -10,7 +10,7 @@ import { resetCommand } from "./reset.js";
 import { statusCommand } from "./status.js";
 import { steerCommand } from "./steer.js";
 import { toolsCommand } from "./tools.js";
-import type { CommandContext, CommandResult, SlashCommand } from "./types.js";
+import type { CommandContext, CommandResult, SlashCommand, SlashInvocation } from "./types.js";
 import { versionCommand } from "./version.js";
 
 /** Every slash command, in advertised order. */
@@ -27,11 +27,7 @@ export const COMMANDS: readonly SlashCommand[] = [
   statusCommand,
 ];
 
-/** A known command named at the start of a prompt, with the rest of the text as its arguments. */
-export interface SlashInvocation {
-  command: SlashCommand;
-  args: string;
-}
+export type { SlashInvocation } from "./types.js";
 
 /**
  * The command `text` invokes: the first word without its `/`, lower-cased, when it names a known

@@ -88,3 +88,9 @@ export interface SlashCommand {
   /** May throw; the dispatcher turns an error into the reply `Error executing /<name>: <message>`. */
   run(args: string, ctx: CommandContext): CommandResult | Promise<CommandResult>;
 }
+
+/** A known command named at the start of a prompt, with the rest of the text as its arguments. */
+export interface SlashInvocation {
+  command: SlashCommand;
+  args: string;
+}
