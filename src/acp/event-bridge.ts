@@ -1,6 +1,6 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import type { AgentEvent } from "../agent/events.js";
-import { planFromTodo } from "./render/todo.js";
+import { planFromTodo } from "./render/plan.js";
 import { toolEndUpdate, toolProgressUpdate, toolStartUpdate } from "./tool-render.js";
 
 /**

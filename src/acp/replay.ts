@@ -1,42 +1,47 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import type { AgentEvent } from "../agent/events.js";
-import type { ChatMessage, ToolCall } from "../llm/types.js";
+import { toolEndEvent, toolStartEvent, type AgentEvent } from "../agent/events.js";
+import type { ChatMessage } from "../llm/types.js";
 import type { TranscriptEntry } from "../runtime/runtime.js";
 import { newId } from "../shared/ids.js";
-import { describeCall, type ToolRegistry } from "../tools/registry.js";
+import { prepareToolCall, type PreparedToolCall, type ToolLookup } from "../tools/prepared-call.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { decodeToolOutcome, type TypedToolOutcome } from "../tools/typed-call.js";
 import { toSessionUpdates } from "./event-bridge.js";
-
-function parseArgs(raw: string): unknown {
-  try {
-    return JSON.parse(raw || "{}");
-  } catch {
-    return { raw };
-  }
-}
+import { contentText } from "../shared/content-text.js";
 
 function userText(message: Extract<ChatMessage, { role: "user" }>): string {
-  if (typeof message.content === "string") return message.content;
-  return message.content.map((part) => (part.type === "text" ? part.text : "[Image attachment]")).join("\n");
+  return contentText(message.content);
 }
 
 /**
- * Stored details without `terminalId`: the editor's terminal was released when the command ended
- * (and may belong to an earlier connection), so a replay shows the stored output as text instead.
+ * Stored terminal details without `terminalId`: the editor's terminal was released when the
+ * command ended (and may belong to an earlier connection), so a replay shows the stored output as
+ * text instead.
  */
-function withoutTerminal(details: unknown): unknown {
-  if (!details || typeof details !== "object" || !("terminalId" in details)) return details;
-  const { terminalId: _released, ...rest } = details as Record<string, unknown>;
+function released(outcome: TypedToolOutcome): unknown {
+  if (outcome.tool !== "terminal" || outcome.details?.terminalId === undefined) return outcome.details;
+  const { terminalId: _released, ...rest } = outcome.details;
   return rest;
 }
 
+const NO_TOOLS: ToolLookup = { get: () => undefined };
+
+/** A result whose call is not in the transcript: known by its id and name only. */
+function orphanCall(message: Extract<ChatMessage, { role: "tool" }>, cwd: string): PreparedToolCall {
+  const call = { id: message.tool_call_id, type: "function" as const, function: { name: message.name ?? "tool", arguments: "" } };
+  return prepareToolCall(call, NO_TOOLS, { cwd });
+}
+
 /**
- * The updates that show a stored conversation again, built from the same agent events and the
- * same renderers as the live turn, so titles, kinds, diffs and plans look exactly as they did.
- * Pure; never throws for odd history (unknown tools, bad JSON, results without calls).
+ * The updates that show a stored conversation again, built from the same prepared calls, the same
+ * event builders and the same renderers as the live turn, so titles, kinds, diffs and plans look
+ * exactly as they did. Stored details are decoded once, here (`decodeToolOutcome`): details that
+ * no longer fit their tool's type replay as the result's plain text. Pure; never throws for odd
+ * history (unknown tools, bad JSON, results without calls, undecodable details).
  */
 export function replayUpdates(entries: readonly TranscriptEntry[], tools: ToolRegistry, cwd: string): SessionUpdate[] {
   const updates: SessionUpdate[] = [];
-  const calls = new Map<string, { call: ToolCall; args: unknown }>();
+  const calls = new Map<string, PreparedToolCall>();
   const emit = (event: AgentEvent): void => {
     updates.push(...toSessionUpdates(event));
   };
@@ -50,33 +55,16 @@ export function replayUpdates(entries: readonly TranscriptEntry[], tools: ToolRe
         if (message.reasoning) emit({ type: "reasoning_delta", messageId, text: message.reasoning });
         if (message.content) emit({ type: "message_delta", messageId, text: message.content });
         for (const call of message.tool_calls ?? []) {
-          const args = parseArgs(call.function.arguments);
-          const tool = tools.get(call.function.name);
-          const description = describeCall(tool, call.function.name, args, { cwd });
-          calls.set(call.id, { call, args });
-          emit({
-            type: "tool_start",
-            callId: call.id,
-            name: call.function.name,
-            args,
-            title: description.title,
-            kind: tool?.kind ?? "other",
-            locations: description.locations,
-          });
+          const prepared = prepareToolCall(call, tools, { cwd });
+          calls.set(call.id, prepared);
+          emit(toolStartEvent(prepared));
         }
         break;
       }
       case "tool": {
-        const started = calls.get(message.tool_call_id);
-        emit({
-          type: "tool_end",
-          callId: message.tool_call_id,
-          name: started?.call.function.name ?? message.name ?? "tool",
-          args: started?.args ?? {},
-          content: message.content,
-          ...(toolOutcome?.details !== undefined ? { details: withoutTerminal(toolOutcome.details) } : {}),
-          isError: toolOutcome?.isError ?? false,
-        });
+        const prepared = calls.get(message.tool_call_id) ?? orphanCall(message, cwd);
+        const outcome = decodeToolOutcome(prepared.name, toolOutcome);
+        emit(toolEndEvent(prepared, { content: message.content, isError: outcome.isError, details: released(outcome) }));
         break;
       }
       default:

@@ -1,20 +1,27 @@
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../agent/events.js";
+import { toolEndEvent, toolProgressEvent, toolStartEvent, type ToolEndEvent, type ToolStartEvent } from "../agent/events.js";
+import { prepareToolCall, type PreparedToolCall } from "../tools/prepared-call.js";
+import { ToolRegistry } from "../tools/registry.js";
+import { hermesAcpTools } from "../tools/toolsets.js";
 import { toSessionUpdates } from "./event-bridge.js";
 import { structuredFailure } from "./render/generic.js";
 import { abandonedToolUpdate, fenced, toolEndUpdate, toolProgressUpdate, toolStartUpdate } from "./tool-render.js";
 
-type Start = Extract<AgentEvent, { type: "tool_start" }>;
-type End = Extract<AgentEvent, { type: "tool_end" }>;
+const TOOLS = new ToolRegistry(hermesAcpTools());
 
-const start = (over: Partial<Start>): Start => ({ type: "tool_start", callId: "c1", name: "x", args: {}, title: "x", kind: "other", locations: [], ...over });
-const end = (over: Partial<End>): End => ({ type: "tool_end", callId: "c1", name: "x", args: {}, content: "", isError: false, ...over });
+/** A call as the model would send it, prepared against the real tools (cwd `/w`). */
+function prepared(name: string, args: unknown = {}): PreparedToolCall {
+  return prepareToolCall({ id: "c1", type: "function", function: { name, arguments: JSON.stringify(args) } }, TOOLS, { cwd: "/w" });
+}
+const start = (name: string, args?: unknown): ToolStartEvent => toolStartEvent(prepared(name, args));
+const end = (name: string, result: { content?: string; isError?: boolean; details?: unknown }, args?: unknown): ToolEndEvent =>
+  toolEndEvent(prepared(name, args), { content: result.content ?? "", isError: result.isError ?? false, details: result.details });
 const texts = (update: unknown): string =>
   ((update as { content?: Array<{ type: string; content?: { text?: string } }> }).content ?? []).map((block) => block.content?.text ?? "").join("\n");
 
 describe("tool start", () => {
   it("starts a read with title, kind, locations and raw input but no content", () => {
-    expect(toolStartUpdate(start({ name: "read_file", args: { path: "a.ts", offset: 3 }, title: "read: a.ts", kind: "read", locations: [{ path: "/w/a.ts", line: 3 }] }))).toEqual({
+    expect(toolStartUpdate(start("read_file", { path: "a.ts", offset: 3 }))).toEqual({
       sessionUpdate: "tool_call",
       toolCallId: "c1",
       title: "read: a.ts",
@@ -27,81 +34,117 @@ describe("tool start", () => {
   });
 
   it("shows `$ <command>` for terminal and the search for search_files", () => {
-    expect(texts(toolStartUpdate(start({ name: "terminal", args: { command: "npm test" }, title: "terminal: npm test", kind: "execute" })))).toBe("$ npm test");
-    expect(texts(toolStartUpdate(start({ name: "search_files", args: { pattern: "TODO", path: "src" }, kind: "search" })))).toBe("Searching for 'TODO' (content) in src");
+    expect(texts(toolStartUpdate(start("terminal", { command: "npm test" })))).toBe("$ npm test");
+    expect(texts(toolStartUpdate(start("search_files", { pattern: "TODO", path: "src" })))).toBe("Searching for 'TODO' (content) in src");
   });
 
   it("lists todo items at start", () => {
-    const update = toolStartUpdate(start({ name: "todo", args: { todos: [{ id: "1", content: "write tests", status: "pending" }] } }));
+    const update = toolStartUpdate(start("todo", { todos: [{ id: "1", content: "write tests", status: "pending" }] }));
     expect(texts(update)).toBe("Updating todo list\n\n- pending: write tests");
   });
 
   it("shows unknown tools' arguments as JSON and falls back to the tool name for a missing title", () => {
-    const update = toolStartUpdate(start({ name: "mystery", args: { q: 1 }, title: "" }));
-    expect(update).toMatchObject({ title: "mystery" });
+    const update = toolStartUpdate({ ...start("mystery", { q: 1 }), title: "" });
+    expect(update).toMatchObject({ title: "mystery", kind: "other", rawInput: { q: 1 } });
     expect(texts(update)).toBe('{\n  "q": 1\n}');
+    expect(toolStartUpdate(start("mystery"))).toMatchObject({ content: [] });
+  });
+
+  it("types a call's arguments only when they validate, and shows unparseable ones as `{ raw }`", () => {
+    expect(start("terminal", { command: "ls" })).toMatchObject({ tool: "terminal", input: { command: "ls" } });
+    expect(start("terminal", { command: 7 })).not.toHaveProperty("input");
+    expect(texts(toolStartUpdate(start("terminal", { command: 7 })))).toBe("");
+    const broken = toolStartEvent(prepareToolCall({ id: "c2", type: "function", function: { name: "terminal", arguments: '{"command":' } }, TOOLS, { cwd: "/w" }));
+    expect(toolStartUpdate(broken)).toMatchObject({ title: "terminal", rawInput: { raw: '{"command":' } });
   });
 });
 
 describe("tool completion", () => {
   it("completes a read with a header and a fence longer than any backtick run in the file", () => {
-    const update = toolEndUpdate(end({ name: "read_file", content: "{}", details: { path: "/w/a.md", offset: 1, limit: 500, totalLines: 2, content: "1|```js\n2|x" } }));
+    const update = toolEndUpdate(end("read_file", { content: "{}", details: { path: "/w/a.md", offset: 1, limit: 500, totalLines: 2, content: "1|```js\n2|x" } }));
     expect(update).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed" });
     expect(texts(update)).toBe("Read /w/a.md — 2 total lines\n\n````\n1|```js\n2|x\n````");
   });
 
-  it("shows a failed read's error text", () => {
-    const update = toolEndUpdate(end({ name: "read_file", content: '{"error":"File not found: x"}', isError: true }));
+  it("shows a failed read's error text, from its details or else from the error JSON", () => {
+    const update = toolEndUpdate(end("read_file", { content: '{"error":"File not found: x"}', isError: true, details: { path: "/w/x", error: "File not found: x" } }));
     expect(update).toMatchObject({ status: "failed" });
     expect(texts(update)).toBe("Read failed: File not found: x");
+    expect(texts(toolEndUpdate(end("read_file", { content: '{"error":"File not found: x"}', isError: true })))).toBe("Read failed: File not found: x");
   });
 
   it("fails a terminal call on a non-zero exit code, not on the word error in its output", () => {
-    const ok = toolEndUpdate(end({ name: "terminal", details: { command: "echo", exitCode: 0, output: "error: none of this matters" } }));
+    const ok = toolEndUpdate(end("terminal", { details: { command: "echo", cwd: "/w", exitCode: 0, output: "error: none of this matters" } }));
     expect(ok).toMatchObject({ status: "completed" });
     expect(texts(ok)).toContain("Exit code: 0");
-    const bad = toolEndUpdate(end({ name: "terminal", details: { command: "false", exitCode: 1, output: "" } }));
+    const bad = toolEndUpdate(end("terminal", { details: { command: "false", cwd: "/w", exitCode: 1, output: "" } }));
     expect(bad).toMatchObject({ status: "failed" });
   });
 
+  it("shows a refused command's reason from its details", () => {
+    const refused = toolEndUpdate(
+      end("terminal", { content: "{}", isError: true, details: { command: "rm -rf /", cwd: "/w", exitCode: -1, output: "", error: "Blocked: never run", refused: { reason: "hardline", patternKey: "rm_root" } } }),
+    );
+    expect(refused).toMatchObject({ status: "failed" });
+    expect(texts(refused)).toBe("Blocked: never run");
+  });
+
   it("embeds the editor's terminal instead of copying its output, while running and at the end", () => {
-    const progress = toolProgressUpdate({ type: "tool_progress", callId: "c1", name: "terminal", args: {}, details: { command: "make", cwd: "/w", running: true, terminalId: "t-9" } });
+    const progress = toolProgressUpdate(toolProgressEvent(prepared("terminal", { command: "make" }), { command: "make", cwd: "/w", running: true, terminalId: "t-9" }));
     expect(progress).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "in_progress", content: [{ type: "terminal", terminalId: "t-9" }] });
-    const done = toolEndUpdate(end({ name: "terminal", details: { command: "make", cwd: "/w", exitCode: 2, output: "boom", terminalId: "t-9" } }));
+    const done = toolEndUpdate(end("terminal", { details: { command: "make", cwd: "/w", exitCode: 2, output: "boom", terminalId: "t-9" } }));
     expect(done).toMatchObject({ status: "failed", content: [{ type: "terminal", terminalId: "t-9" }, { type: "content", content: { type: "text", text: "Exit code: 2" } }] });
-    const streaming = toolProgressUpdate({ type: "tool_progress", callId: "c1", name: "terminal", args: {}, details: { command: "make", cwd: "/w", running: true, output: "50%" } });
+    const streaming = toolProgressUpdate(toolProgressEvent(prepared("terminal", { command: "make" }), { command: "make", cwd: "/w", running: true, output: "50%" }));
     expect(streaming).toMatchObject({ status: "in_progress" });
     expect(texts(streaming)).toBe("```\n50%\n```");
   });
 
   it("renders edits as diff blocks", () => {
-    const update = toolEndUpdate(
-      end({ name: "patch", details: { mode: "replace", files: [{ path: "/w/a.ts", oldText: "a\n", newText: "b\n" }], diff: "" } }),
-    );
+    const update = toolEndUpdate(end("patch", { details: { mode: "replace", files: [{ path: "/w/a.ts", oldText: "a\n", newText: "b\n" }], diff: "" } }));
     expect(update).toMatchObject({ status: "completed", content: [{ type: "diff", path: "/w/a.ts", oldText: "a\n", newText: "b\n" }] });
-    const created = toolEndUpdate(end({ name: "write_file", details: { path: "/w/new.ts", oldText: null, newText: "x" } }));
+    const created = toolEndUpdate(end("write_file", { details: { path: "/w/new.ts", oldText: null, newText: "x", diff: "" } }));
     expect(created).toMatchObject({ content: [{ type: "diff", path: "/w/new.ts", oldText: null, newText: "x" }] });
   });
 
   it("reports a failed edit with the tool, path and error", () => {
-    const update = toolEndUpdate(end({ name: "write_file", args: { path: "a.ts" }, content: '{"error":"Edit approval denied"}', isError: true }));
+    const update = toolEndUpdate(end("write_file", { content: '{"error":"Edit approval denied"}', isError: true, details: { path: "/w/a.ts", error: "Edit approval denied" } }, { path: "a.ts", content: "x" }));
     expect(texts(update)).toBe("write_file failed for a.ts: Edit approval denied");
   });
 
   it("summarises search results", () => {
     const update = toolEndUpdate(
-      end({ name: "search_files", details: { mode: "content", total: 2, truncated: false, matches: [{ path: "a.ts", line: 3, text: "  const   x = 1" }, { path: "b.ts", line: 9, text: "y" }] } }),
+      end("search_files", {
+        details: {
+          mode: "content",
+          target: "content",
+          pattern: "x",
+          path: "/w",
+          total: 2,
+          truncated: false,
+          matches: [
+            { path: "a.ts", line: 3, text: "  const   x = 1" },
+            { path: "b.ts", line: 9, text: "y" },
+          ],
+        },
+      }),
     );
     expect(texts(update)).toBe("Search results\nFound 2 match(es); showing 2.\n- a.ts:3  const x = 1\n- b.ts:9  y");
   });
 
   it("truncates long generic results for display and fails them only on structured signals", () => {
-    const update = toolEndUpdate(end({ name: "other", content: "x".repeat(20_000) }));
+    const update = toolEndUpdate(end("other", { content: "x".repeat(20_000) }));
     const text = texts(update);
     expect(text.length).toBeLessThanOrEqual(7000);
     expect(text).toContain("20000 chars total, truncated");
-    expect(toolEndUpdate(end({ content: "there was an error" }))).toMatchObject({ status: "completed" });
-    expect(toolEndUpdate(end({ content: '{"success": false}' }))).toMatchObject({ status: "failed" });
+    expect(toolEndUpdate(end("x", { content: "there was an error" }))).toMatchObject({ status: "completed" });
+    expect(toolEndUpdate(end("x", { content: '{"success": false}' }))).toMatchObject({ status: "failed" });
+  });
+
+  it("shows a built-in tool's plain text when it has no details", () => {
+    expect(toolEndUpdate(end("terminal", { content: "Unknown tool 'terminal'", isError: true }))).toMatchObject({
+      status: "failed",
+      content: [{ type: "content", content: { type: "text", text: "Unknown tool 'terminal'" } }],
+    });
   });
 
   it("closes an abandoned call as failed", () => {
@@ -132,7 +175,8 @@ describe("structured failure", () => {
 
 describe("plan", () => {
   it("sends the plan after a todo call completes", () => {
-    const updates = toSessionUpdates(end({ name: "todo", details: { todos: [{ id: "1", content: "a", status: "pending" }], summary: {} } }));
+    const details = { todos: [{ id: "1", content: "a", status: "pending" }], summary: { total: 1, pending: 1, in_progress: 0, completed: 0, cancelled: 0 } };
+    const updates = toSessionUpdates(end("todo", { details }));
     expect(updates.map((update) => update.sessionUpdate)).toEqual(["tool_call_update", "plan"]);
   });
 });

@@ -1,14 +1,25 @@
-import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { editDiffContent, editRenderer } from "./render/edit.js";
+import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk/unstable";
+import type { DetailedToolName, ToolProgressMap } from "../tools/details.js";
+import { editDiffContent, patchRenderer, writeFileRenderer } from "./render/edit.js";
 import { genericRenderer } from "./render/generic.js";
 import { processRenderer } from "./render/process.js";
 import { readFileRenderer } from "./render/read-file.js";
 import { searchFilesRenderer } from "./render/search-files.js";
 import { sessionSearchRenderer } from "./render/session-search.js";
-import { terminalRenderer } from "./render/terminal.js";
+import { terminalProgress, terminalRenderer } from "./render/terminal.js";
 import { textContent, truncate } from "./render/text.js";
 import { todoRenderer } from "./render/todo.js";
-import type { ToolEnd, ToolProgress, ToolRenderer, ToolStart } from "./render/types.js";
+import type {
+  Completion,
+  ProgressRenderer,
+  ToolEnd,
+  ToolEndOf,
+  ToolProgress,
+  ToolProgressOf,
+  ToolRenderer,
+  ToolStart,
+  ToolStartOf,
+} from "./render/types.js";
 
 export { editDiffContent };
 export { fenced } from "./render/text.js";
@@ -16,10 +27,11 @@ export { fenced } from "./render/text.js";
 /** Text shown on a tool call the turn left open (blocked, denied, crashed or interrupted). */
 export const ABANDONED_TOOL_TEXT = "This tool call ended without a result (blocked, denied, or interrupted).";
 
-const RENDERERS: Record<string, ToolRenderer> = {
+/** Every built-in tool's renderer (required: a tool with a details type has one); other tools get the generic one. */
+const RENDERERS: { [N in DetailedToolName]: ToolRenderer<N> } = {
   read_file: readFileRenderer,
-  write_file: editRenderer,
-  patch: editRenderer,
+  write_file: writeFileRenderer,
+  patch: patchRenderer,
   search_files: searchFilesRenderer,
   terminal: terminalRenderer,
   process: processRenderer,
@@ -27,8 +39,21 @@ const RENDERERS: Record<string, ToolRenderer> = {
   session_search: sessionSearchRenderer,
 };
 
-function rendererFor(name: string): ToolRenderer {
-  return RENDERERS[name] ?? genericRenderer;
+const PROGRESS_RENDERERS: { [N in keyof ToolProgressMap]: ProgressRenderer<N> } = { terminal: terminalProgress };
+
+function startOf<N extends DetailedToolName>(event: ToolStartOf<N>): ToolCallContent[] {
+  const renderer: ToolRenderer<N> = RENDERERS[event.tool];
+  return renderer.start(event);
+}
+
+function completionOf<N extends DetailedToolName>(event: ToolEndOf<N>): Completion {
+  const renderer: ToolRenderer<N> = RENDERERS[event.tool];
+  return renderer.complete(event);
+}
+
+function progressOf<N extends keyof ToolProgressMap>(event: ToolProgressOf<N>): ToolCallContent[] {
+  const render: ProgressRenderer<N> = PROGRESS_RENDERERS[event.tool];
+  return render(event);
 }
 
 /** `tool_call` for a starting tool. Pure; never throws (falls back to the bare tool name). */
@@ -41,12 +66,11 @@ export function toolStartUpdate(event: ToolStart): SessionUpdate {
     status: "in_progress" as const,
   };
   try {
-    const render = rendererFor(event.name).start ?? genericRenderer.start!;
     return {
       ...base,
       locations: event.locations.map((location) => ({ ...location })),
       rawInput: event.args as Record<string, unknown>,
-      content: render(event),
+      content: event.tool === null ? genericRenderer.start(event) : startOf(event),
     };
   } catch {
     return { ...base, title: event.name };
@@ -56,11 +80,11 @@ export function toolStartUpdate(event: ToolStart): SessionUpdate {
 /**
  * `tool_call_update` closing a tool call. `failed` comes from the executor's verdict or a
  * structured signal in the result (a non-zero exit code, `success: false`), never from words in
- * the output. Pure; never throws.
+ * the output. Pure; never throws (falls back to the plain text).
  */
 export function toolEndUpdate(event: ToolEnd): SessionUpdate {
   try {
-    const completion = (rendererFor(event.name).complete ?? genericRenderer.complete!)(event);
+    const completion = event.tool === null ? genericRenderer.complete(event) : completionOf(event);
     return {
       sessionUpdate: "tool_call_update",
       toolCallId: event.callId,
@@ -80,8 +104,7 @@ export function toolEndUpdate(event: ToolEnd): SessionUpdate {
 /** `tool_call_update` showing a running tool's partial result (still in progress). Never throws. */
 export function toolProgressUpdate(event: ToolProgress): SessionUpdate {
   try {
-    const render = rendererFor(event.name).complete ?? genericRenderer.complete!;
-    const { content } = render({ type: "tool_end", callId: event.callId, name: event.name, args: event.args, content: "", details: event.details, isError: false });
+    const content = event.tool === null ? [] : progressOf(event);
     return { sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress", content };
   } catch {
     return { sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress" };

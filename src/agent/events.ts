@@ -1,7 +1,66 @@
 import type { TokenUsage } from "../llm/types.js";
+import type { PreparedToolCall } from "../tools/prepared-call.js";
+import type { DetailedToolName, ToolProgressMap } from "../tools/details.js";
+import {
+  typeArgs,
+  typeCall,
+  typeProgress,
+  type ArgsTagOf,
+  type CallTagOf,
+  type ProgressTagOf,
+  type TypedArgs,
+  type TypedCall,
+  type TypedProgress,
+} from "../tools/typed-call.js";
 import type { ToolKind, ToolLocation } from "../tools/types.js";
 
 export type StopReason = "end_turn" | "cancelled" | "max_turn_requests" | "max_tokens" | "refusal";
+
+/** What every tool event says about its call. */
+export interface ToolEventBase {
+  callId: string;
+  name: string;
+  /** Arguments as the editor sees them: parsed JSON, or `{ raw }` when the model's JSON did not parse. */
+  args: unknown;
+}
+
+export interface ToolStartBase extends ToolEventBase {
+  type: "tool_start";
+  title: string;
+  kind: ToolKind;
+  locations: ToolLocation[];
+}
+
+export interface ToolProgressBase extends ToolEventBase {
+  type: "tool_progress";
+}
+
+export interface ToolEndBase extends ToolEventBase {
+  type: "tool_end";
+  /** What the model got. */
+  content: string;
+  isError: boolean;
+}
+
+/**
+ * A tool call starting. `tool` / `input` type its validated arguments by tool (see typed-call.ts);
+ * `input` is absent when they did not validate.
+ */
+export type ToolStartEvent = ToolStartBase & TypedArgs;
+
+/** Partial output of a running tool (e.g. terminal output as it arrives), typed by tool. */
+export type ToolProgressEvent = ToolProgressBase & TypedProgress;
+
+/**
+ * A tool call finished. `tool` / `input` / `details` type the validated arguments and the
+ * editor's details by tool: a discriminated union on `tool` (`null` for tools without types).
+ */
+export type ToolEndEvent = ToolEndBase & TypedCall;
+
+/** The events of a call to the built-in tool `N`, for code generic over tools (renderers). */
+export type ToolStartOf<N extends DetailedToolName> = ToolStartBase & ArgsTagOf<N>;
+export type ToolEndOf<N extends DetailedToolName> = ToolEndBase & CallTagOf<N>;
+export type ToolProgressOf<N extends keyof ToolProgressMap> = ToolProgressBase & ProgressTagOf<N>;
 
 /**
  * What one turn reports to its front end (the ACP adapter or the CLI), in order.
@@ -12,20 +71,42 @@ export type AgentEvent =
   | { type: "message_delta"; messageId: string; text: string }
   | { type: "reasoning_delta"; messageId: string; text: string }
   | { type: "message_end"; messageId: string }
-  | {
-      type: "tool_start";
-      callId: string;
-      name: string;
-      /** Parsed arguments, or `{ raw }` when the model's JSON did not parse. */
-      args: unknown;
-      title: string;
-      kind: ToolKind;
-      locations: ToolLocation[];
-    }
-  /** Partial output of a running tool (e.g. terminal output as it arrives); same shape as the final details. */
-  | { type: "tool_progress"; callId: string; name: string; args: unknown; details: unknown }
-  | { type: "tool_end"; callId: string; name: string; args: unknown; content: string; details?: unknown; isError: boolean }
+  | ToolStartEvent
+  | ToolProgressEvent
+  | ToolEndEvent
   | { type: "usage"; usage: TokenUsage }
   | { type: "turn_end"; stopReason: StopReason; usage?: TokenUsage };
 
 export type EmitAgentEvent = (event: AgentEvent) => void;
+
+/** The `tool_start` of a prepared call: the one builder, for live turns and replays alike. Pure. */
+export function toolStartEvent(prepared: PreparedToolCall): ToolStartEvent {
+  return {
+    type: "tool_start",
+    callId: prepared.callId,
+    name: prepared.name,
+    args: prepared.displayArgs,
+    title: prepared.title,
+    kind: prepared.kind,
+    locations: prepared.locations,
+    ...typeArgs(prepared.name, prepared.args),
+  };
+}
+
+/** A `tool_progress` of a prepared call (`details` as the tool reported them, already redacted). Pure. */
+export function toolProgressEvent(prepared: PreparedToolCall, details: unknown): ToolProgressEvent {
+  return { type: "tool_progress", callId: prepared.callId, name: prepared.name, args: prepared.displayArgs, ...typeProgress(prepared.name, details) };
+}
+
+/** The `tool_end` of a prepared call and its result: the one builder, for live turns and replays alike. Pure. */
+export function toolEndEvent(prepared: PreparedToolCall, result: { content: string; isError: boolean; details?: unknown }): ToolEndEvent {
+  return {
+    type: "tool_end",
+    callId: prepared.callId,
+    name: prepared.name,
+    args: prepared.displayArgs,
+    content: result.content,
+    isError: result.isError,
+    ...typeCall(prepared.name, prepared.args, result.details),
+  };
+}

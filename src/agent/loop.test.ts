@@ -7,6 +7,7 @@ import type { ChatMessage } from "../llm/types.js";
 import { registerSecret } from "../config/redact.js";
 import { newId } from "../shared/ids.js";
 import { ToolRegistry } from "../tools/registry.js";
+import { todoTool } from "../tools/todo/todo.js";
 import { defineTool } from "../tools/types.js";
 import type { AgentEvent } from "./events.js";
 import { runTurn, type TurnInput } from "./loop.js";
@@ -102,6 +103,29 @@ describe("runTurn", () => {
     expect(llm.requests[1]?.body.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_1", content: "echo:ping" });
     const ids = events.filter((event) => event.type === "message_end").map((event) => event.messageId);
     expect(new Set(ids).size).toBe(2);
+  });
+
+  it("hands each tool result's outcome to onAppend as stored, typed by its tool", async () => {
+    llm.push(
+      {
+        tool_calls: [
+          { id: "d1", name: "todo", arguments: { todos: [{ id: "1", content: "ship" }] } },
+          { id: "e1", name: "echo", arguments: { text: "x" } },
+        ],
+      },
+      { text: "ok" },
+    );
+    const outcomes: unknown[] = [];
+    const { input } = turn({ tools: new ToolRegistry([echoTool, todoTool]), onAppend: (_message, outcome) => outcome && outcomes.push(outcome) });
+    await runTurn(input);
+    expect(outcomes).toEqual([
+      {
+        tool: "todo",
+        isError: false,
+        details: { todos: [{ id: "1", content: "ship", status: "pending" }], summary: { total: 1, pending: 1, in_progress: 0, completed: 0, cancelled: 0 } },
+      },
+      { tool: null, isError: false },
+    ]);
   });
 
   it("pairs parallel calls of the same tool by id", async () => {

@@ -1,6 +1,8 @@
 import type { ChatMessage, ModelRequest, Provider, TokenUsage, ToolCall } from "../llm/types.js";
 import { log } from "../shared/logger.js";
+import { prepareToolCall } from "../tools/prepared-call.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import type { StoredToolOutcome, TypedToolOutcome } from "../tools/typed-call.js";
 import type { ToolContext } from "../tools/types.js";
 import { failureText } from "./error-text.js";
 import type { EmitAgentEvent, StopReason } from "./events.js";
@@ -9,7 +11,7 @@ import { runModelStep, type ModelStepResult } from "./model-step.js";
 import { OutputBudget } from "./output-budget.js";
 import { retryPolicy, type RetryPolicy } from "./retry.js";
 import { sendableHistory } from "./sendable-history.js";
-import { runToolCalls, truncatedCalls, type ToolGate } from "./tool-runner.js";
+import { runToolCalls, toolOutcome, truncatedCalls, type ToolGate } from "./tool-runner.js";
 import { addUsage } from "./usage.js";
 
 export interface TurnInput {
@@ -44,10 +46,10 @@ export interface TurnInput {
   emit: EmitAgentEvent;
   /**
    * Called after each message lands in history (for persistence), with the tool's outcome
-   * (what it reported for the editor, and whether it failed) when the message is a tool result.
-   * Must not throw.
+   * (what it reported for the editor, typed by tool, and whether it failed) when the message is a
+   * tool result. Must not throw.
    */
-  onAppend?: (message: ChatMessage, toolOutcome?: ToolOutcome) => void;
+  onAppend?: (message: ChatMessage, toolOutcome?: TypedToolOutcome) => void;
   newMessageId: () => string;
   /**
    * Called with each piece of answer text as it streams (`first`: the first piece of this model
@@ -68,11 +70,11 @@ export interface TurnInput {
   takeSteering?: () => string | undefined;
 }
 
-/** What a tool result carried besides its text, kept so a replay can show it as it was live. */
-export interface ToolOutcome {
-  details?: unknown;
-  isError: boolean;
-}
+/**
+ * What a tool result carried besides its text, as stored and read back (details unchecked until
+ * a replay decodes them, see `decodeToolOutcome`); the loop hands over a `TypedToolOutcome`.
+ */
+export type ToolOutcome = StoredToolOutcome;
 
 export interface TurnResult {
   stopReason: StopReason;
@@ -110,9 +112,9 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
   let nudged = false;
   /** Messages sent with the next call only (the empty-answer nudge); never part of history. */
   let tail: ChatMessage[] = [];
-  const append = (message: ChatMessage, toolOutcome?: ToolOutcome): void => {
+  const append = (message: ChatMessage, outcome?: TypedToolOutcome): void => {
     history.push(message);
-    input.onAppend?.(message, toolOutcome);
+    input.onAppend?.(message, outcome);
   };
   const finish = (stopReason: StopReason): TurnResult => {
     emit({ type: "turn_end", stopReason, ...(usage ? { usage } : {}) });
@@ -206,18 +208,20 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
       return finish("max_tokens");
     }
 
-    const truncated = finishReason === "length" ? truncatedCalls(toolCalls) : new Set<string>();
+    // Each call is parsed, validated and described once, here; everything after uses that value.
+    const calls = toolCalls.map((call) => prepareToolCall(call, input.tools, { cwd: input.toolContext.cwd }));
+    const truncated = finishReason === "length" ? truncatedCalls(calls) : new Set<string>();
     const recovered = truncated.size === 0 || budget.recover(step.usage?.outputTokens);
     append(assistantMessage(step, toolCalls, finishReason));
+    const lastCall = calls.at(-1);
     await runToolCalls(
-      toolCalls,
+      calls,
       { tools: input.tools, context: { ...input.toolContext, signal }, emit, ...(input.toolGate ? { gate: input.toolGate } : {}), truncated },
       (call, result) => {
-        const toolOutcome: ToolOutcome = { isError: result.isError === true, ...(result.details !== undefined ? { details: result.details } : {}) };
         // Steering joins the batch's last result before it is stored, so a reload keeps it too.
-        const last = call === toolCalls.at(-1) && !signal.aborted;
+        const last = call === lastCall && !signal.aborted;
         const content = last ? withSteering(result.content, input.takeSteering?.()) : result.content;
-        append({ role: "tool", tool_call_id: call.id, name: call.function.name, content }, toolOutcome);
+        append({ role: "tool", tool_call_id: call.callId, name: call.name, content }, toolOutcome(call, result));
       },
     );
     if (signal.aborted) return finish("cancelled");

@@ -7,6 +7,7 @@ import { errorMessage, HermesError } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import { log } from "../shared/logger.js";
 import { ToolRegistry } from "../tools/registry.js";
+import { restoreTodosFromHistory } from "../tools/todo/restore.js";
 import { resolveToolset, type ResolvedToolset } from "../tools/toolsets.js";
 import type { StateStore } from "../store/state-store.js";
 import type { SessionRecord } from "../store/types.js";
@@ -221,7 +222,7 @@ export class SessionFactory {
     const provider = input.provider ?? (await this.config.provider(resolved, config));
     const mcp = new SessionMcp({ cwd: input.cwd, env: this.config.env, tools });
     mcp.start(this.mcpSpecs(input.mcpServers, config, toolset));
-    return new AgentSession({
+    const session = new AgentSession({
       id: input.id,
       cwd: input.cwd,
       config,
@@ -244,6 +245,9 @@ export class SessionFactory {
         persistAllowed: (command) => addCommandAllowlistEntry(this.paths.home, command),
       },
     });
+    // A restored conversation gets its todo list back from its last todo result (as Hermes does).
+    if (input.history) restoreTodosFromHistory(session.history, session.toolState);
+    return session;
   }
 
   /** A session's system prompt, built once (SOUL.md, project context of `cwd`, environment). */

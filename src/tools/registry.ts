@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ToolSchema } from "../llm/types.js";
+import { describeArguments, issuesText, parseArguments, validateArguments } from "./prepared-call.js";
 import type { AnyTool, DescribeContext, ToolDescription } from "./types.js";
 
 /** The tools of one session, by name. Order is the order the model sees them in. */
@@ -54,39 +55,21 @@ function toParametersSchema(params: z.ZodType): Record<string, unknown> {
 
 /**
  * Parses raw model arguments against the tool's schema. Returns a message naming what was wrong
- * instead of throwing, so the loop can hand it back to the model.
+ * instead of throwing. For one-off checks (tests, ports); the loop prepares each call once with
+ * `prepareToolCall` instead.
  */
 export function parseToolArgs(
   tool: AnyTool,
   rawArguments: string,
 ): { ok: true; args: unknown } | { ok: false; error: string } {
-  let json: unknown;
-  try {
-    json = rawArguments.trim() === "" ? {} : JSON.parse(rawArguments);
-  } catch (error) {
-    return { ok: false, error: `Invalid JSON in arguments for ${tool.name}: ${(error as Error).message}` };
-  }
-  const parsed = tool.params.safeParse(json);
-  if (!parsed.success) {
-    const issues = parsed.error.issues
-      .map((issue) => `${issue.path.length ? issue.path.join(".") : "(arguments)"}: ${issue.message}`)
-      .join("; ");
-    return { ok: false, error: `Invalid arguments for ${tool.name}: ${issues}` };
-  }
-  return { ok: true, args: parsed.data };
+  const json = parseArguments(rawArguments);
+  if (!json.ok) return { ok: false, error: `Invalid JSON in arguments for ${tool.name}: ${json.error}` };
+  const validation = validateArguments(tool, json.value);
+  return validation.ok ? { ok: true, args: validation.args } : { ok: false, error: issuesText(tool.name, validation.issues) };
 }
 
 /** The tool's own description of a call, or a plain fallback when args are unusable. Never throws. */
 export function describeCall(tool: AnyTool | undefined, name: string, args: unknown, ctx: DescribeContext): ToolDescription {
-  if (tool) {
-    const parsed = tool.params.safeParse(args);
-    if (parsed.success) {
-      try {
-        return tool.describe(parsed.data, ctx);
-      } catch {
-        // fall through to the plain description
-      }
-    }
-  }
-  return { title: name, locations: [] };
+  const validation = tool ? validateArguments(tool, args) : undefined;
+  return tool && validation?.ok ? describeArguments(tool, name, validation.args, ctx) : { title: name, locations: [] };
 }

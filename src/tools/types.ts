@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { HermesConfig } from "../config/schema.js";
+import type { DetailsOf, ProgressOf } from "./details.js";
 import type { ToolPorts } from "./ports.js";
 import type { ToolSessionState } from "./session-state.js";
 import type { SandboxSettings } from "./exec/sandbox/policy.js";
@@ -26,16 +27,20 @@ export interface ToolDescription {
 
 /**
  * `content` goes to the model. `details` goes to the editor (diffs, exit codes, structured
- * results). `isError` marks failures the model can correct; they do not end the turn.
+ * results), typed per tool (`DetailsOf`, see details.ts). `isError` marks failures the model can
+ * correct; they do not end the turn.
  */
-export interface ToolResult {
+export interface ToolResult<Details = unknown> {
   content: string;
-  details?: unknown;
+  details?: Details;
   isError?: boolean;
 }
 
-/** Everything a tool may touch of the outside world during one call. */
-export interface ToolContext {
+/**
+ * Everything a tool may touch of the outside world during one call. `Progress` is what the tool
+ * may report while it runs (`ProgressOf` its name; `never` for a built-in tool that reports none).
+ */
+export interface ToolContext<Progress = unknown> {
   sessionId: string;
   /** The model's id for this call; approvals are shown on it. */
   callId: string;
@@ -56,14 +61,19 @@ export interface ToolContext {
   /** State the session's tools keep between calls; released when the session ends. */
   state: ToolSessionState;
   /**
-   * Reports partial results while the tool runs (same shape as the final `details`); the editor
-   * shows them on the tool call. Cheap to call often; front ends throttle.
+   * Reports partial results while the tool runs; the editor shows them on the tool call. Cheap to
+   * call often; front ends throttle. Must not be called once `execute` has settled.
    */
-  reportProgress?: (details: unknown) => void;
+  reportProgress?(details: Progress): void;
 }
 
-export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
-  name: string;
+/**
+ * A tool. `Name` is its name as a literal type where it is one: a built-in tool named in
+ * `ToolDetailsMap` must return that entry's details type (checked here, at compile time, so the
+ * runner and renderers may rely on it); any other tool's details are opaque (`unknown`).
+ */
+export interface ToolDefinition<Schema extends z.ZodType = z.ZodType, Name extends string = string> {
+  name: Name;
   description: string;
   kind: ToolKind;
   /** True when the tool changes files, processes or state; mutating calls never run concurrently. */
@@ -76,12 +86,12 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   jsonSchema?: Record<string, unknown>;
   describe(args: z.infer<Schema>, ctx: DescribeContext): ToolDescription;
   /** May throw only for fatal errors; anything the model can fix is a result with `isError`. */
-  execute(args: z.infer<Schema>, ctx: ToolContext): Promise<ToolResult>;
+  execute(args: z.infer<Schema>, ctx: ToolContext<ProgressOf<Name>>): Promise<ToolResult<DetailsOf<Name>>>;
 }
 
-/** A tool with its argument type erased, as the registry holds it. */
-export type AnyTool = ToolDefinition<z.ZodType>;
+/** A tool with its argument, details and progress types erased, as the registry holds it. */
+export type AnyTool = ToolDefinition<z.ZodType, string>;
 
-export function defineTool<Schema extends z.ZodType>(tool: ToolDefinition<Schema>): AnyTool {
+export function defineTool<Schema extends z.ZodType, Name extends string>(tool: ToolDefinition<Schema, Name>): AnyTool {
   return tool as unknown as AnyTool;
 }

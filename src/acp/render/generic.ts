@@ -1,5 +1,18 @@
-import { isRecord, parseJsonResult, textContent, truncate, DISPLAY_LIMIT_LARGE } from "./text.js";
-import type { Completion, ToolEnd, ToolRenderer, ToolStart } from "./types.js";
+import type { ToolCallContent } from "@agentclientprotocol/sdk/unstable";
+import { z } from "zod";
+import { DISPLAY_LIMIT_LARGE, parseJsonResult, textContent, truncate } from "./text.js";
+import type { Completion, ToolEnd, ToolStart } from "./types.js";
+
+const nonZeroInteger = z.number().int().refine((code) => code !== 0);
+
+/** Hermes' structured failure signals in a result (§7.4); words like "error" in plain text are not one. */
+const FAILURE_SIGNAL = z.union([
+  z.object({ success: z.literal(false) }),
+  z.object({ ok: z.literal(false) }),
+  z.object({ exit_code: nonZeroInteger }),
+  z.object({ returncode: nonZeroInteger }),
+  z.object({ error: z.string(), content: z.undefined().optional() }),
+]);
 
 /**
  * Whether a result reports failure through a structured signal: `success: false`, `ok: false`,
@@ -7,28 +20,23 @@ import type { Completion, ToolEnd, ToolRenderer, ToolStart } from "./types.js";
  * merely contains the word "error" is not a failure.
  */
 export function structuredFailure(result: unknown): boolean {
-  if (!isRecord(result)) return false;
-  if (result.success === false || result.ok === false) return true;
-  for (const key of ["exit_code", "returncode"]) {
-    const code = result[key];
-    if (typeof code === "number" && Number.isInteger(code) && code !== 0) return true;
-  }
-  return typeof result.error === "string" && result.content === undefined;
+  return FAILURE_SIGNAL.safeParse(result).success;
 }
 
-/** Arguments as pretty JSON (≤ 1200 chars); nothing for a call without arguments. */
-function argsContent(event: ToolStart) {
-  const args = event.args;
-  if (!args || (isRecord(args) && Object.keys(args).length === 0)) return [];
-  return [textContent(truncate(JSON.stringify(args, null, 2), 1200))];
-}
-
-function completeGeneric(event: ToolEnd): Completion {
-  const parsed = parseJsonResult(event.content);
-  return {
-    content: event.content ? [textContent(truncate(event.content, DISPLAY_LIMIT_LARGE))] : [],
-    failed: event.isError || structuredFailure(parsed),
-  };
-}
-
-export const genericRenderer: ToolRenderer = { start: argsContent, complete: completeGeneric };
+/**
+ * Tools without a details type (MCP tools, unknown names). Start: the arguments as pretty JSON
+ * (≤ 1200 chars), nothing for a call without arguments. Completion: the text, and failed on the
+ * executor's verdict or a structured signal in the result: the text is all such a tool gives.
+ */
+export const genericRenderer = {
+  start(event: ToolStart): ToolCallContent[] {
+    const shown = event.args ? JSON.stringify(event.args, null, 2) : undefined;
+    return shown === undefined || shown === "{}" ? [] : [textContent(truncate(shown, 1200))];
+  },
+  complete(event: ToolEnd): Completion {
+    return {
+      content: event.content ? [textContent(truncate(event.content, DISPLAY_LIMIT_LARGE))] : [],
+      failed: event.isError || structuredFailure(parseJsonResult(event.content)),
+    };
+  },
+};

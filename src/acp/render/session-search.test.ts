@@ -1,15 +1,24 @@
 import { describe, expect, it } from "vitest";
 import { toolContext } from "../../../test/support/tool-context.js";
-import type { SessionSearchPort, SessionSearchSession } from "../../tools/ports.js";
-import { parseToolArgs } from "../../tools/registry.js";
+import { toolEndEvent, toolStartEvent } from "../../agent/events.js";
+import type { ToolCall } from "../../llm/types.js";
+import type { SessionSearchPort, SessionSearchSession, ToolPorts } from "../../tools/ports.js";
+import { prepareToolCall, type PreparedToolCall } from "../../tools/prepared-call.js";
+import { ToolRegistry } from "../../tools/registry.js";
 import { sessionSearchTool } from "../../tools/session-search/session-search.js";
+import { typeDetails } from "../../tools/typed-call.js";
+import { replayUpdates } from "../replay.js";
 import { toolEndUpdate, toolStartUpdate } from "../tool-render.js";
-import { sessionSearchRenderer } from "./session-search.js";
+import { truncate } from "./text.js";
 import type { ToolEnd, ToolStart } from "./types.js";
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5);
-const start = (args: unknown): ToolStart => ({ type: "tool_start", callId: "c1", name: "session_search", args, title: "t", kind: "other", locations: [] });
-const end = (over: Partial<ToolEnd>): ToolEnd => ({ type: "tool_end", callId: "c1", name: "session_search", args: {}, content: "", isError: false, ...over });
+const TOOLS = new ToolRegistry([sessionSearchTool]);
+const callOf = (args: unknown): ToolCall => ({ id: "c1", type: "function", function: { name: "session_search", arguments: JSON.stringify(args) } });
+const prepared = (args: unknown): PreparedToolCall => prepareToolCall(callOf(args), TOOLS, { cwd: "/w" });
+const start = (args: unknown): ToolStart => toolStartEvent(prepared(args));
+const end = (result: { content?: string; isError?: boolean; details?: unknown }, args: unknown = {}): ToolEnd =>
+  toolEndEvent(prepared(args), { content: result.content ?? "", isError: result.isError ?? false, details: result.details });
 const text = (update: unknown): string =>
   ((update as { content?: Array<{ content?: { text?: string } }> }).content ?? []).map((block) => block.content?.text ?? "").join("\n");
 
@@ -37,11 +46,23 @@ const port: SessionSearchPort = {
 };
 
 /** Runs the real tool through the fake port and returns its tool_end event. */
-async function ran(args: Record<string, unknown>): Promise<ToolEnd> {
-  const parsed = parseToolArgs(sessionSearchTool, JSON.stringify(args));
-  if (!parsed.ok) throw new Error(parsed.error);
-  const result = await sessionSearchTool.execute(parsed.args, toolContext({ ports: { sessionSearch: port } }));
-  return end({ args, content: result.content, details: result.details, isError: result.isError ?? false });
+async function ran(args: Record<string, unknown>, ports: ToolPorts = { sessionSearch: port }): Promise<ToolEnd> {
+  const call = prepared(args);
+  const result = await sessionSearchTool.execute(call.args, toolContext({ ports }));
+  return toolEndEvent(call, { content: result.content, details: result.details, isError: result.isError ?? false });
+}
+
+/** The same call replayed from a stored transcript, with its stored outcome (or none). */
+function replayed(live: ToolEnd, args: Record<string, unknown>, stored: { details?: unknown } | undefined) {
+  const updates = replayUpdates(
+    [
+      { message: { role: "assistant", content: null, tool_calls: [callOf(args)] } },
+      { message: { role: "tool", tool_call_id: "c1", content: live.content }, ...(stored ? { toolOutcome: { isError: live.isError, ...stored } } : {}) },
+    ],
+    TOOLS,
+    "/w",
+  );
+  return updates.at(-1);
 }
 
 describe("session_search start", () => {
@@ -50,7 +71,7 @@ describe("session_search start", () => {
     expect(text(toolStartUpdate(start({})))).toBe("Loading recent sessions");
     expect(text(toolStartUpdate(start({ session_id: "s1" })))).toBe("Reading session s1");
     expect(text(toolStartUpdate(start({ session_id: "s1", around_message_id: 7 })))).toBe("Loading messages around #7 in session s1");
-    expect(sessionSearchRenderer.start!(start("not an object"))).toEqual([{ type: "content", content: { type: "text", text: "Loading recent sessions" } }]);
+    expect(toolStartUpdate(start("not an object"))).toMatchObject({ content: [{ type: "content", content: { type: "text", text: "Loading recent sessions" } }] });
   });
 });
 
@@ -89,17 +110,24 @@ describe("session_search completion", () => {
     );
   });
 
-  it("renders the same list from the result JSON alone, as a replayed call has no details", async () => {
+  it("renders a replayed call from its stored details exactly as it was live", async () => {
+    for (const args of [{ query: "flamingo" }, {}, { session_id: "s1", around_message_id: 3 }]) {
+      const live = await ran(args);
+      expect(replayed(live, args, typeDetails("session_search", live.details))).toEqual(toolEndUpdate(live));
+    }
+  });
+
+  it("replays a call whose stored details do not decode (or are missing) as its plain text", async () => {
     const live = await ran({ query: "flamingo" });
-    expect(text(toolEndUpdate({ ...live, details: undefined }))).toBe(text(toolEndUpdate(live)));
-    const browse = await ran({});
-    expect(text(toolEndUpdate({ ...browse, details: undefined }))).toBe(text(toolEndUpdate(browse)));
-    const scroll = await ran({ session_id: "s1", around_message_id: 3 });
-    expect(text(toolEndUpdate({ ...scroll, details: undefined }))).toBe(text(toolEndUpdate(scroll)));
+    for (const stored of [{ details: { mode: "discover", results: "not a list" } }, undefined]) {
+      const update = replayed(live, { query: "flamingo" }, stored);
+      expect(update).toMatchObject({ status: "completed" });
+      expect(text(update)).toBe(truncate(live.content));
+    }
   });
 
   it("says when nothing was found, and quotes a query holding backticks", () => {
-    const update = toolEndUpdate(end({ content: "{}", details: { mode: "discover", query: "a `b` c", results: [] } }));
+    const update = toolEndUpdate(end({ content: "{}", details: { mode: "discover", query: "a `b` c", results: [] } }, { query: "a `b` c" }));
     expect(text(update)).toBe("Session search results for `` a `b` c ``\n\nNo matching sessions found.");
   });
 
@@ -107,12 +135,7 @@ describe("session_search completion", () => {
     const update = toolEndUpdate(end({ content: '{"success":false,"error":"session_id not found: x"}', isError: true }));
     expect(update).toMatchObject({ status: "failed" });
     expect(text(update)).toBe("Session search failed: session_id not found: x");
-    const unavailable = await (async () => {
-      const parsed = parseToolArgs(sessionSearchTool, "{}");
-      if (!parsed.ok) throw new Error(parsed.error);
-      const result = await sessionSearchTool.execute(parsed.args, toolContext());
-      return toolEndUpdate(end({ content: result.content, isError: result.isError ?? false }));
-    })();
+    const unavailable = toolEndUpdate(await ran({}, {}));
     expect(unavailable).toMatchObject({ status: "failed" });
     expect(text(unavailable)).toContain("Session search failed: Session search is unavailable");
   });

@@ -1,4 +1,5 @@
 import type { ToolCallContent } from "@agentclientprotocol/sdk/unstable";
+import { z } from "zod";
 
 /** Display caps for tool results in the editor (DESIGN §6: 5,000–7,000 chars, then a note). */
 export const DISPLAY_LIMIT = 5000;
@@ -21,7 +22,11 @@ export function fenced(text: string, info = ""): string {
   return `${fence}${info}\n${text}\n${fence}`;
 }
 
-/** Parses a JSON result, falling back to the first JSON value in text like `{...}\n\n[Hint: …]`. */
+/**
+ * Parses a result's text as JSON, falling back to the first JSON value in text like
+ * `{...}\n\n[Hint: …]`. Only for results nothing typed describes (tools without a details type,
+ * calls without details): typed renderers read `details`.
+ */
 export function parseJsonResult(content: string): unknown {
   try {
     return JSON.parse(content);
@@ -40,12 +45,14 @@ export function parseJsonResult(content: string): unknown {
   }
 }
 
-/** The `error` field of a JSON error result, or the text itself. */
-export function errorText(content: string): string {
-  const parsed = parseJsonResult(content) as { error?: unknown } | undefined;
-  return typeof parsed?.error === "string" ? parsed.error : content;
-}
+const errorBody = z.object({ error: z.string() });
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/**
+ * The plain-text rendering of a failed call's result: the `error` of a JSON error body
+ * (`{"error": …}`, the tools' convention), or the text itself. For failures without typed details
+ * (the runner's own errors, rows stored before details were).
+ */
+export function errorText(content: string): string {
+  const parsed = errorBody.safeParse(parseJsonResult(content));
+  return parsed.success ? parsed.data.error : content;
 }

@@ -1,9 +1,11 @@
 import type { ToolCallContent } from "@agentclientprotocol/sdk/unstable";
-import type { AgentEvent } from "../../agent/events.js";
+import type { ToolEndEvent, ToolEndOf, ToolProgressEvent, ToolProgressOf, ToolStartEvent, ToolStartOf } from "../../agent/events.js";
+import type { DetailedToolName, ToolProgressMap } from "../../tools/details.js";
 
-export type ToolStart = Extract<AgentEvent, { type: "tool_start" }>;
-export type ToolEnd = Extract<AgentEvent, { type: "tool_end" }>;
-export type ToolProgress = Extract<AgentEvent, { type: "tool_progress" }>;
+export type ToolStart = ToolStartEvent;
+export type ToolEnd = ToolEndEvent;
+export type ToolProgress = ToolProgressEvent;
+export type { ToolEndOf, ToolProgressOf, ToolStartOf };
 
 /** How a finished tool call is shown. `failed` defaults to the executor's verdict. */
 export interface Completion {
@@ -11,8 +13,15 @@ export interface Completion {
   failed?: boolean;
 }
 
-/** One tool's renderers; both are pure and may throw (the dispatcher falls back). */
-export interface ToolRenderer {
-  start?(event: ToolStart): ToolCallContent[];
-  complete?(event: ToolEnd): Completion;
+/**
+ * One built-in tool's renderers, given that tool's own typed events (`input` absent when the
+ * arguments did not validate, `details` absent when the result carried none or stored ones did not
+ * decode: then they show the plain text). Pure; may throw (the dispatcher falls back).
+ */
+export interface ToolRenderer<N extends DetailedToolName> {
+  start(event: ToolStartOf<N>): ToolCallContent[];
+  complete(event: ToolEndOf<N>): Completion;
 }
+
+/** What a running built-in tool's progress shows. Pure; may throw (the dispatcher falls back). */
+export type ProgressRenderer<N extends keyof ToolProgressMap> = (event: ToolProgressOf<N>) => ToolCallContent[];

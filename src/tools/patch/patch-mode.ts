@@ -6,6 +6,7 @@ import { fileTracker, staleWarning } from "../file-tracker/file-tracker.js";
 import type { FileEdit } from "../ports.js";
 import { resolveReadPath } from "../read-file/read-file.js";
 import type { ToolContext, ToolResult } from "../types.js";
+import type { PatchResultDetails } from "./details.js";
 import { applyV4aPatch, type PatchChange } from "./engine/apply-v4a.js";
 import { V4A_FORMAT_HELP, parseV4aPatch, patchPaths } from "./engine/parse-v4a.js";
 import { patchFailure, patchSuccess } from "./patch-result.js";
@@ -22,7 +23,7 @@ function bullets(errors: readonly string[]): string {
  * approval covering every file and writes (`commitEdits`). Any parse or validation error is an
  * `isError` result and nothing is written. Paths resolve against the session cwd.
  */
-export async function executePatchMode(patchText: string | undefined, ctx: ToolContext): Promise<ToolResult> {
+export async function executePatchMode(patchText: string | undefined, ctx: ToolContext): Promise<ToolResult<PatchResultDetails>> {
   if (patchText === undefined || patchText.trim() === "") {
     return patchFailure("patch", `Patch mode needs the patch text in "patch".\n${V4A_FORMAT_HELP}`);
   }

@@ -4,10 +4,10 @@ import { resolveReadPath } from "../read-file/read-file.js";
 import { defineTool, type DescribeContext, type ToolContext, type ToolDescription, type ToolResult } from "../types.js";
 import { scanPatchPaths } from "./engine/parse-v4a.js";
 import { executePatchMode } from "./patch-mode.js";
-import type { PatchMode } from "./patch-result.js";
+import type { PatchMode, PatchResultDetails } from "./details.js";
 import { executeReplace } from "./replace-mode.js";
 
-export type { PatchDetails, PatchErrorDetails, PatchMode } from "./patch-result.js";
+export type { PatchDetails, PatchErrorDetails, PatchMode, PatchResultDetails } from "./details.js";
 
 const patchParams = z.object({
   mode: z
@@ -71,7 +71,7 @@ export const patchTool = defineTool({
   mutating: true,
   params: patchParams,
   describe: describePatch,
-  execute: async (args: PatchArgs, ctx: ToolContext): Promise<ToolResult> => {
+  execute: async (args: PatchArgs, ctx: ToolContext): Promise<ToolResult<PatchResultDetails>> => {
     throwIfAborted(ctx.signal);
     return patchModeOf(args) === "patch" ? executePatchMode(args.patch, ctx) : executeReplace(args, ctx);
   },

@@ -6,6 +6,7 @@ import { fileTracker, staleWarning } from "../file-tracker/file-tracker.js";
 import { resolveReadPath } from "../read-file/read-file.js";
 import { similarFiles } from "../read-file/similar-files.js";
 import type { ToolContext, ToolResult } from "../types.js";
+import type { PatchResultDetails } from "./details.js";
 import { fuzzyReplace } from "./engine/replace.js";
 import { patchFailure, patchSuccess } from "./patch-result.js";
 
@@ -22,7 +23,7 @@ export interface ReplaceArgs {
  * endings, asks for approval and writes (`commitEdits`). An edit already present is a success
  * with `replacements: 0` and nothing written or asked. Errors are `isError` results.
  */
-export async function executeReplace(args: ReplaceArgs, ctx: ToolContext): Promise<ToolResult> {
+export async function executeReplace(args: ReplaceArgs, ctx: ToolContext): Promise<ToolResult<PatchResultDetails>> {
   const missing = (["path", "old_string", "new_string"] as const).filter((key) => args[key] === undefined);
   if (missing.length > 0) {
     return patchFailure(

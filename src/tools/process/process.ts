@@ -2,27 +2,15 @@ import { z } from "zod";
 import { defineTool, type ToolContext, type ToolResult } from "../types.js";
 import { guardCommand } from "../terminal/guard.js";
 import { truncateMiddle } from "./output.js";
-import { processRegistry, type BackgroundProcess, type ProcessInfo } from "./registry.js";
+import { PROCESS_ACTIONS, type ProcessAction, type ProcessDetails, type ProcessInfo } from "./details.js";
+import { processRegistry, type BackgroundProcess } from "./registry.js";
 
-export const PROCESS_ACTIONS = ["list", "poll", "log", "wait", "kill", "write", "submit", "close"] as const;
-export type ProcessAction = (typeof PROCESS_ACTIONS)[number];
+export { PROCESS_ACTIONS, type ProcessAction, type ProcessDetails } from "./details.js";
 
 /** Lines `log` returns when no limit is given (the last ones, unless an offset is given). */
 export const LOG_DEFAULT_LIMIT = 200;
 /** Seconds `wait` waits when no timeout is given. */
 export const WAIT_DEFAULT_SECONDS = 30;
-
-/**
- * What the editor gets, per action. Every shape carries `action`; failures are
- * `{ action, error, process? }` with `isError`.
- */
-export type ProcessDetails =
-  | { action: "list"; processes: ProcessInfo[] }
-  | { action: "poll" | "wait"; process: ProcessInfo; output: string; lostChars: number; timedOut?: boolean; interrupted?: boolean }
-  | { action: "log"; process: ProcessInfo; output: string; offset: number; limit: number; totalLines: number; lostChars: number }
-  | { action: "kill"; process: ProcessInfo; alreadyEnded: boolean }
-  | { action: "write" | "submit" | "close"; process: ProcessInfo; chars?: number }
-  | { action: ProcessAction; error: string; process?: ProcessInfo };
 
 const processParams = z.object({
   action: z.enum(PROCESS_ACTIONS).describe(
@@ -60,7 +48,7 @@ export const processTool = defineTool({
 });
 
 /** Runs one process action. Never throws; unknown ids and closed stdin are `isError` results. */
-export async function executeProcess(args: ProcessArgs, ctx: ToolContext): Promise<ToolResult> {
+export async function executeProcess(args: ProcessArgs, ctx: ToolContext): Promise<ToolResult<ProcessDetails>> {
   const registry = processRegistry(ctx.state);
   const { action } = args;
   if (action === "list") {
@@ -96,7 +84,7 @@ export async function executeProcess(args: ProcessArgs, ctx: ToolContext): Promi
 }
 
 /** New output since the last poll/wait, advancing the cursor. */
-function pollResult(action: "poll" | "wait", record: BackgroundProcess, ctx: ToolContext, extra: { timedOut?: boolean; interrupted?: boolean } = {}): ToolResult {
+function pollResult(action: "poll" | "wait", record: BackgroundProcess, ctx: ToolContext, extra: { timedOut?: boolean; interrupted?: boolean } = {}): ToolResult<ProcessDetails> {
   const { text, lost } = record.output.readFrom(record.pollCursor);
   record.pollCursor = record.output.end;
   const output = withLostNote(truncateMiddle(text, ctx.config.terminal.output_cap), lost);
@@ -114,7 +102,7 @@ function pollResult(action: "poll" | "wait", record: BackgroundProcess, ctx: Too
   return result(body, { action, process: info, output, lostChars: lost, ...extra });
 }
 
-async function waitFor(record: BackgroundProcess, args: ProcessArgs, ctx: ToolContext): Promise<ToolResult> {
+async function waitFor(record: BackgroundProcess, args: ProcessArgs, ctx: ToolContext): Promise<ToolResult<ProcessDetails>> {
   const seconds = Math.min(args.timeout ?? WAIT_DEFAULT_SECONDS, ctx.config.terminal.max_timeout);
   const outcome = await waitUntilDone(record, seconds * 1000, ctx.signal);
   return pollResult("wait", record, ctx, outcome === "timeout" ? { timedOut: true } : outcome === "aborted" ? { interrupted: true } : {});
@@ -136,7 +124,7 @@ function waitUntilDone(record: BackgroundProcess, ms: number, signal: AbortSigna
   });
 }
 
-function logResult(record: BackgroundProcess, args: ProcessArgs, ctx: ToolContext): ToolResult {
+function logResult(record: BackgroundProcess, args: ProcessArgs, ctx: ToolContext): ToolResult<ProcessDetails> {
   const { text, lost } = record.output.readFrom(0);
   const lines = text.split("\n");
   if (lines.length && lines[lines.length - 1] === "") lines.pop();
@@ -158,7 +146,7 @@ function logResult(record: BackgroundProcess, args: ProcessArgs, ctx: ToolContex
   return result(body, { action: "log", process: info, output, offset, limit, totalLines: lines.length, lostChars: lost });
 }
 
-async function kill(record: BackgroundProcess): Promise<ToolResult> {
+async function kill(record: BackgroundProcess): Promise<ToolResult<ProcessDetails>> {
   const alreadyEnded = !record.running;
   await record.kill();
   const info = record.info();
@@ -167,7 +155,7 @@ async function kill(record: BackgroundProcess): Promise<ToolResult> {
   return result(body, { action: "kill", process: info, alreadyEnded });
 }
 
-async function write(action: "write" | "submit", record: BackgroundProcess, data: string | undefined): Promise<ToolResult> {
+async function write(action: "write" | "submit", record: BackgroundProcess, data: string | undefined): Promise<ToolResult<ProcessDetails>> {
   if (data === undefined && action === "write") return failure(action, 'data is required for action "write"', record.info());
   const text = action === "submit" ? `${data ?? ""}\n` : (data ?? "");
   if (!record.stdinOpen) return failure(action, stdinClosedMessage(record), record.info());
@@ -187,11 +175,11 @@ function withLostNote(output: string, lost: number): string {
   return `[${lost} earlier chars were dropped from the 200,000-char output buffer]\n${output}`;
 }
 
-function result(body: Record<string, unknown>, details: ProcessDetails): ToolResult {
+function result(body: Record<string, unknown>, details: ProcessDetails): ToolResult<ProcessDetails> {
   return { content: JSON.stringify(body), details };
 }
 
-function failure(action: ProcessAction, error: string, process?: ProcessInfo): ToolResult {
+function failure(action: ProcessAction, error: string, process?: ProcessInfo): ToolResult<ProcessDetails> {
   return {
     content: JSON.stringify({ error }),
     details: { action, error, ...(process ? { process } : {}) } satisfies ProcessDetails,

@@ -2,6 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { constants } from "node:os";
 import type { DisposableState, ToolSessionState } from "../session-state.js";
+import type { ProcessInfo, ProcessStatus } from "./details.js";
 import { AnsiStripper, TailBuffer } from "./output.js";
 import { isGroupAlive, releaseGroup, spawnGroup, terminateGroup, type GroupSpawnSpec } from "./process-group.js";
 
@@ -13,26 +14,7 @@ export const MAX_TRACKED_PROCESSES = 64;
 /** How long output may keep draining after the process exited. */
 const DRAIN_MS = 2000;
 
-export type ProcessStatus = "running" | "exited" | "killed";
-
-/** One background process, as `list` and the other actions report it. */
-export interface ProcessInfo {
-  session_id: string;
-  pid: number;
-  command: string;
-  cwd: string;
-  status: ProcessStatus;
-  /** Exit code once finished; 128 + signal number when a signal ended it; null while running. */
-  exit_code: number | null;
-  /** Signal that ended it, if any. */
-  signal: string | null;
-  started_at: string;
-  ended_at: string | null;
-  /** Seconds since start (until the end once finished). */
-  runtime_seconds: number;
-  /** Chars of output written so far (the buffer keeps only the last 200,000). */
-  output_chars: number;
-}
+export type { ProcessInfo, ProcessStatus } from "./details.js";
 
 /**
  * A background process started by `terminal(background=true)`: its own process group, a pipe

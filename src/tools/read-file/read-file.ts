@@ -15,6 +15,7 @@ import {
   binaryTypeByExtension,
   isDevicePath,
 } from "./binary.js";
+import type { ReadFileDetails, ReadFileResultDetails } from "./details.js";
 import { collectLines, type LineWindow } from "./lines.js";
 import { similarFiles } from "./similar-files.js";
 
@@ -31,20 +32,7 @@ export const READ_FILE_STREAM_THRESHOLD = 10 * 1024 * 1024;
 export const UNCHANGED_MESSAGE =
   "File unchanged since last read. The content from the earlier read_file result in this conversation is still current — refer to that instead of re-reading.";
 
-/**
- * What the editor gets for a successful read; errors carry `{ path, error }` instead, and the
- * "unchanged" stub carries `{ path, offset, limit, unchanged: true }`.
- */
-export interface ReadFileDetails {
-  /** Absolute path that was read. */
-  path: string;
-  offset: number;
-  /** The effective limit, after the default and the clamp to 2000. */
-  limit: number;
-  totalLines: number;
-  /** The numbered text, exactly as in the model's `content`. */
-  content: string;
-}
+export type { ReadFileDetails, ReadFileErrorDetails, ReadFileResultDetails, ReadFileUnchangedDetails } from "./details.js";
 
 const readFileParams = z.object({
   path: z
@@ -117,7 +105,7 @@ export const readFileTool = defineTool({
   execute: readFileExecute,
 });
 
-async function readFileExecute(args: ReadFileArgs, ctx: ToolContext): Promise<ToolResult> {
+async function readFileExecute(args: ReadFileArgs, ctx: ToolContext): Promise<ToolResult<ReadFileResultDetails>> {
   throwIfAborted(ctx.signal);
   const offset = args.offset ?? 1;
   const limit = Math.min(args.limit ?? READ_FILE_DEFAULT_LIMIT, READ_FILE_MAX_LIMIT);
@@ -228,7 +216,7 @@ function formatWindow(
   limit: number,
   fileSize: number,
   window: LineWindow,
-): ToolResult {
+): ToolResult<ReadFileResultDetails> {
   const { lines, totalLines } = window;
   const numberedLines = lines.map((line, i) => `${offset + i}|${line}`);
   const content = numberedLines.join("\n");
@@ -266,13 +254,13 @@ function formatWindow(
   return { content: JSON.stringify(output), details };
 }
 
-async function notFound(absolute: string): Promise<ToolResult> {
+async function notFound(absolute: string): Promise<ToolResult<ReadFileResultDetails>> {
   const similar = await similarFiles(absolute);
   const extra = similar.length > 0 ? { similar_files: similar } : {};
   return failure(absolute, `File not found: ${absolute}`, extra);
 }
 
-function failure(absolute: string, message: string, extra: Record<string, unknown> = {}): ToolResult {
+function failure(absolute: string, message: string, extra: Record<string, unknown> = {}): ToolResult<ReadFileResultDetails> {
   return {
     content: JSON.stringify({ error: message, ...extra }),
     details: { path: absolute, error: message },

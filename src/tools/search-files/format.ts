@@ -1,35 +1,8 @@
 import type { ToolResult } from "../types.js";
+import type { SearchFilesDetails, SearchMatch } from "./details.js";
 import { MAX_COLLECTED, type EngineResult, type FileLineHits, type SearchRequest } from "./search-types.js";
 
-export interface SearchMatch {
-  /** Relative to the search root, `/`-separated. */
-  path: string;
-  line: number;
-  text: string;
-}
-
-/** `details` of a `search_files` result, for the editor. Paths are relative to `path`. */
-export interface SearchFilesDetails {
-  /** `output_mode` for content search; `files_only` for file search (it lists files). */
-  mode: "content" | "files_only" | "count";
-  target: "content" | "files";
-  pattern: string;
-  /** Absolute search root (a directory, or the one file searched). */
-  path: string;
-  /** Matching lines (content), files (files_only, file search) or files with a count (count). */
-  total: number;
-  /** More results follow this page; `nextOffset` says where. */
-  truncated: boolean;
-  nextOffset?: number;
-  /** Collection stopped at `MAX_COLLECTED` entries: `total` is a lower bound. */
-  capped?: boolean;
-  /** Content mode: this page's matching lines (context lines are only in `content`). */
-  matches?: SearchMatch[];
-  /** files_only mode and file search: this page's paths. */
-  files?: string[];
-  /** Count mode: this page's files with their number of matching lines. */
-  counts?: Array<{ path: string; count: number }>;
-}
+export type { SearchFilesDetails, SearchMatch } from "./details.js";
 
 export interface Page {
   offset: number;
@@ -59,7 +32,7 @@ export function formatSearchResult(
   result: EngineResult,
   page: Page,
   displayRoot: string,
-): ToolResult {
+): ToolResult<SearchFilesDetails> {
   if (result.kind === "error") return { content: result.message, isError: true };
   const base = {
     mode: request.target === "files" ? ("files_only" as const) : request.outputMode,

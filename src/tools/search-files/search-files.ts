@@ -4,13 +4,14 @@ import path from "node:path";
 import { z } from "zod";
 import { throwIfAborted } from "../../shared/abort.js";
 import { defineTool, type AnyTool, type DescribeContext, type ToolContext, type ToolDescription, type ToolResult } from "../types.js";
+import type { SearchFilesDetails } from "./details.js";
 import { formatSearchResult } from "./format.js";
 import { searchWithNode } from "./node-engine.js";
 import { findRipgrep, searchWithRipgrep } from "./rg-engine.js";
 import { patternHasNewline, type EngineResult, type SearchRequest } from "./search-types.js";
 import { SECRET_FILES_NOTE, secretSearchGuard } from "./secret-filter.js";
 
-export type { SearchFilesDetails, SearchMatch } from "./format.js";
+export type { SearchFilesDetails, SearchMatch } from "./details.js";
 
 /** Which engine runs a search. Tests force either one; the default prefers ripgrep. */
 export interface SearchEngineOptions {
@@ -106,7 +107,7 @@ export function createSearchFilesTool(options: SearchEngineOptions = {}): AnyToo
 /** `search_files` as the toolset registers it: ripgrep when on PATH, else the built-in engine. */
 export const searchFilesTool = createSearchFilesTool();
 
-async function executeSearch(args: SearchFilesArgs, ctx: ToolContext, options: SearchEngineOptions): Promise<ToolResult> {
+async function executeSearch(args: SearchFilesArgs, ctx: ToolContext, options: SearchEngineOptions): Promise<ToolResult<SearchFilesDetails>> {
   throwIfAborted(ctx.signal);
   const root = resolveSearchPath(args.path, ctx.cwd);
   const displayRoot = args.path?.trim() || ".";

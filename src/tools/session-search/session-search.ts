@@ -3,6 +3,7 @@ import { isAbortError, throwIfAborted } from "../../shared/abort.js";
 import { errorMessage } from "../../shared/errors.js";
 import type { SessionSearchPort, SessionSearchRole } from "../ports.js";
 import { defineTool, type ToolContext, type ToolDescription, type ToolResult } from "../types.js";
+import type { SessionSearchErrorDetails, SessionSearchResultDetails } from "./details.js";
 import {
   detailRow,
   iso,
@@ -15,7 +16,7 @@ import {
   type SessionSearchMode,
 } from "./shape.js";
 
-export type { SessionSearchDetailRow, SessionSearchDetails, SessionSearchMode } from "./shape.js";
+export type { SessionSearchDetailRow, SessionSearchDetails, SessionSearchErrorDetails, SessionSearchMode, SessionSearchResultDetails } from "./details.js";
 
 /** Sessions per discovery by default, and the most one call returns (Hermes' numbers). */
 export const DEFAULT_SEARCH_LIMIT = 3;
@@ -95,7 +96,7 @@ function describeSessionSearch(args: SessionSearchArgs): ToolDescription {
  * `ctx.ports.sessionSearch`. Read-only. Mistakes the model can fix (unknown session, a message not
  * in the session, a bad role) and a missing port or failing database are `isError` results with
  * `{success: false, error}`; only cancellation throws (AbortError). Successful results are JSON
- * with `success: true` and `mode`; `details` is a `SessionSearchDetails`.
+ * with `success: true` and `mode`; `details` is a `SessionSearchDetails` (failures: `{ error }`).
  */
 export const sessionSearchTool = defineTool({
   name: "session_search",
@@ -104,7 +105,7 @@ export const sessionSearchTool = defineTool({
   mutating: false,
   params: sessionSearchParams,
   describe: describeSessionSearch,
-  async execute(args: SessionSearchArgs, ctx: ToolContext): Promise<ToolResult> {
+  async execute(args: SessionSearchArgs, ctx: ToolContext): Promise<ToolResult<SessionSearchResultDetails>> {
     throwIfAborted(ctx.signal);
     const port = ctx.ports.sessionSearch;
     if (!port) return failure("Session search is unavailable: no session database is connected to this agent.");
@@ -133,7 +134,7 @@ export const sessionSearchTool = defineTool({
   },
 });
 
-async function discover(port: SessionSearchPort, args: SessionSearchArgs): Promise<ToolResult> {
+async function discover(port: SessionSearchPort, args: SessionSearchArgs): Promise<ToolResult<SessionSearchResultDetails>> {
   const roles = parseRoles(args.role_filter);
   if (typeof roles === "string") return failure(roles);
   const query = args.query!.trim().slice(0, MAX_QUERY_CHARS);
@@ -182,7 +183,7 @@ async function discover(port: SessionSearchPort, args: SessionSearchArgs): Promi
   );
 }
 
-async function scroll(port: SessionSearchPort, sessionId: string, messageId: number, window: number): Promise<ToolResult> {
+async function scroll(port: SessionSearchPort, sessionId: string, messageId: number, window: number): Promise<ToolResult<SessionSearchResultDetails>> {
   const found = await port.around(sessionId, messageId, window);
   if (!found) return failure(`session_id not found: ${sessionId}`);
   if (found.messages.length === 0) return failure(`around_message_id ${messageId} is not in session_id ${sessionId}`);
@@ -202,7 +203,7 @@ async function scroll(port: SessionSearchPort, sessionId: string, messageId: num
   );
 }
 
-async function read(port: SessionSearchPort, sessionId: string): Promise<ToolResult> {
+async function read(port: SessionSearchPort, sessionId: string): Promise<ToolResult<SessionSearchResultDetails>> {
   const transcript = await port.read(sessionId);
   if (!transcript) return failure(`session_id not found: ${sessionId}`);
   const { session, messages, total, skipped, gapAfterId } = transcript;
@@ -227,7 +228,7 @@ async function read(port: SessionSearchPort, sessionId: string): Promise<ToolRes
   return result(payload, details);
 }
 
-async function browse(port: SessionSearchPort, limit: number): Promise<ToolResult> {
+async function browse(port: SessionSearchPort, limit: number): Promise<ToolResult<SessionSearchResultDetails>> {
   const sessions = await port.recent(limit);
   const details: SessionSearchDetails = { mode: "browse", results: sessions.map((session) => detailRow(session, session.preview)) };
   return result(
@@ -257,10 +258,10 @@ function clamp(value: number | undefined, min: number, max: number, fallback: nu
   return Math.min(max, Math.max(min, Math.floor(value)));
 }
 
-function result(payload: Record<string, unknown>, details: SessionSearchDetails): ToolResult {
+function result(payload: Record<string, unknown>, details: SessionSearchDetails): ToolResult<SessionSearchDetails> {
   return { content: JSON.stringify(payload), details };
 }
 
-function failure(error: string): ToolResult {
-  return { content: JSON.stringify({ success: false, error }), isError: true };
+function failure(error: string): ToolResult<SessionSearchErrorDetails> {
+  return { content: JSON.stringify({ success: false, error }), details: { error }, isError: true };
 }

@@ -4,28 +4,9 @@
  * `details` the editor renders. Pure functions over the port's plain data.
  */
 import type { SessionSearchContextMessage, SessionSearchMessage, SessionSearchSession } from "../ports.js";
+import type { SessionSearchDetailRow } from "./details.js";
 
-/** The modes, inferred from the arguments. */
-export type SessionSearchMode = "discover" | "scroll" | "read" | "browse";
-
-/** One row of the editor's result list. */
-export interface SessionSearchDetailRow {
-  sessionId: string;
-  title: string | null;
-  /** ISO 8601 time of the session's last activity. */
-  when: string;
-  source?: string;
-  messageCount?: number;
-  /** The highlighted snippet (`>>>match<<<`), the preview, or the anchor message's text. */
-  summary: string;
-}
-
-/** `details` of every successful `session_search` result. */
-export interface SessionSearchDetails {
-  mode: SessionSearchMode;
-  query?: string;
-  results: SessionSearchDetailRow[];
-}
+export type { SessionSearchDetailRow, SessionSearchDetails, SessionSearchMode } from "./details.js";
 
 /** Longest message text in a hydrated window or a transcript; the rest is cut with a note. */
 export const MAX_MESSAGE_CHARS = 4000;

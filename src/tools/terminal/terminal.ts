@@ -11,6 +11,7 @@ import { ProgressThrottle } from "./progress.js";
 import { runForeground, type ForegroundOutcome } from "./run.js";
 import { shellState, wrapperArgs } from "./shell-state.js";
 import { childEnv } from "./child-env.js";
+import type { TerminalDetails, TerminalProgress } from "./details.js";
 import { confine, type ExecSpec } from "../exec/confine.js";
 import { sandboxDenialHint } from "../exec/sandbox/denials.js";
 import { repairGit, snapshotGit } from "../exec/sandbox/git-tripwire.js";
@@ -18,44 +19,7 @@ import { repairGit, snapshotGit } from "../exec/sandbox/git-tripwire.js";
 /** Longest command accepted (it travels as one argv string, which Linux caps at 128 KiB). */
 export const MAX_COMMAND_CHARS = 100_000;
 
-/** What the editor gets for every terminal call. */
-export interface TerminalDetails {
-  command: string;
-  /** Directory the command ran in (absolute). */
-  cwd: string;
-  /** Exit code; -1 when it never ran; 124 on timeout; 130 when cancelled. */
-  exitCode: number;
-  /** Output as the model sees it (ANSI stripped, truncated). */
-  output: string;
-  timedOut?: boolean;
-  interrupted?: boolean;
-  /** Set for `background: true`. */
-  background?: { id: string; pid: number };
-  /** Set when the guard refused the command. */
-  refused?: { reason: "hardline" | "denied" | "cancelled"; patternKey: string };
-  /** Set when a dangerous command ran after approval. */
-  approval?: { patternKey: string; description: string; via: "user" | "allowlist" };
-  /** Set when the command ran in the editor's terminal (ACP `terminal/create`); the editor shows it. */
-  terminalId?: string;
-  /**
-   * How the command was confined: the sandbox's mode, `escalated` (the user allowed it outside
-   * the sandbox), `unavailable` (no sandbox on this machine), `off` (sandbox.mode: off).
-   */
-  sandbox?: "workspace-write" | "read-only" | "escalated" | "unavailable" | "off";
-}
-
-/**
- * What `ctx.reportProgress` gets while a foreground command runs: the last 4,000 chars of the
- * output so far (local bash, at most a few reports per second), or the editor's terminal once it
- * exists (reported once).
- */
-export interface TerminalProgress {
-  command: string;
-  cwd: string;
-  running: true;
-  output?: string;
-  terminalId?: string;
-}
+export type { TerminalDetails, TerminalProgress } from "./details.js";
 
 const terminalParams = z.object({
   command: z.string().min(1).describe("The command to run in bash"),
@@ -114,7 +78,11 @@ export const terminalTool = createTerminalTool();
  * Runs one terminal call. Never throws: refusals, bad workdirs, timeouts, cancellation and spawn
  * failures are results with `isError`; a non-zero exit code is a plain result (the code says it).
  */
-export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, detect?: DangerDetector): Promise<ToolResult> {
+export async function executeTerminal(
+  args: TerminalArgs,
+  ctx: ToolContext<TerminalProgress>,
+  detect?: DangerDetector,
+): Promise<ToolResult<TerminalDetails>> {
   const { command } = args;
   const shell = shellState(ctx.state);
   const start = shell.startCwd(ctx.cwd);
@@ -156,7 +124,7 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
   if (ctx.signal.aborted) {
     settle();
     const body = { output: "", exit_code: 130, error: "Command not run: the turn was cancelled." };
-    return { content: JSON.stringify(body), details: { ...base, exitCode: 130, output: "", interrupted: true }, isError: true };
+    return { content: JSON.stringify(body), details: { ...base, exitCode: 130, output: "", interrupted: true, error: body.error }, isError: true };
   }
 
   let cwd = startCwd;
@@ -210,12 +178,12 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
   if (outcome.spawnError) return failure({ command, cwd }, `Failed to execute command: ${outcome.spawnError}`);
   if (outcome.interrupted) {
     const body = { output, exit_code: 130, error: "Command interrupted: the turn was cancelled and its process group was killed." };
-    return { content: JSON.stringify(body), details: { ...details, exitCode: 130, interrupted: true }, isError: true };
+    return { content: JSON.stringify(body), details: { ...details, exitCode: 130, interrupted: true, error: body.error }, isError: true };
   }
   if (outcome.timedOut) {
     const error = `Command timed out after ${timeoutSeconds}s and its process group was killed. Use background=true for long-running commands.`;
     const body = { output, exit_code: 124, error, ...extra };
-    return { content: JSON.stringify(body), details: { ...details, exitCode: 124, timedOut: true }, isError: true };
+    return { content: JSON.stringify(body), details: { ...details, exitCode: 124, timedOut: true, error }, isError: true };
   }
   const meaning = explainExitCode(command, outcome.exitCode);
   const body = { output, exit_code: outcome.exitCode, ...(meaning ? { exit_code_meaning: meaning } : {}), ...extra };
@@ -231,7 +199,7 @@ export async function executeTerminal(args: TerminalArgs, ctx: ToolContext, dete
 async function runCommand(
   spec: ExecSpec,
   run: { command: string; env: NodeJS.ProcessEnv; timeoutMs: number; sandboxed: boolean },
-  ctx: ToolContext,
+  ctx: ToolContext<TerminalProgress>,
 ): Promise<ForegroundOutcome & { terminalId?: string }> {
   const base = { command: run.command, cwd: spec.cwd, running: true as const };
   const report = ctx.reportProgress;
@@ -245,14 +213,14 @@ async function runCommand(
       timeoutMs: run.timeoutMs,
       signal: ctx.signal,
       outputCap,
-      onStarted: (terminalId) => report?.({ ...base, terminalId } satisfies TerminalProgress),
+      onStarted: (terminalId) => report?.({ ...base, terminalId }),
     });
   }
   let soFar: (() => string) | undefined;
   const throttle = new ProgressThrottle(() => {
     const all = tidy(soFar?.() ?? "");
     const output = all.length > PROGRESS_TAIL_CHARS ? `…\n${all.slice(-PROGRESS_TAIL_CHARS)}` : all;
-    if (output) report?.({ ...base, output } satisfies TerminalProgress);
+    if (output) report?.({ ...base, output });
   });
   try {
     return await runForeground(
@@ -290,7 +258,7 @@ function startBackground(
   env: NodeJS.ProcessEnv,
   ctx: ToolContext,
   run: { approval: Extract<GuardVerdict, { action: "run" }>["approval"]; sandbox: NonNullable<TerminalDetails["sandbox"]>; notice: string | undefined },
-): ToolResult {
+): ToolResult<TerminalDetails> {
   const { approval } = run;
   const started = processRegistry(ctx.state).start({ ...spec, env }, command, { sandboxed: run.sandbox === "workspace-write" || run.sandbox === "read-only" });
   if ("error" in started) return failure({ command, cwd: spec.cwd }, `Could not start background process: ${started.error}`);
@@ -320,8 +288,8 @@ function failure(
   error: string,
   extra: Record<string, unknown> = {},
   extraDetails: Partial<TerminalDetails> = {},
-): ToolResult {
-  const details: TerminalDetails = { ...base, exitCode: -1, output: "", ...extraDetails };
+): ToolResult<TerminalDetails> {
+  const details: TerminalDetails = { ...base, exitCode: -1, output: "", error, ...extraDetails };
   return { content: JSON.stringify({ output: "", exit_code: -1, error, ...extra }), details, isError: true };
 }
 

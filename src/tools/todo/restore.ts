@@ -29,13 +29,15 @@ export function todosFromHistory(messages: readonly ChatMessage[]): TodoInput[] 
 }
 
 /**
- * Hydrates the session's todo store from history (for `session/load` and `session/resume`), as
- * Hermes does at the start of a turn. Returns the restored list, or undefined (store untouched)
- * when history has no todo result.
+ * Hydrates a session's todo store from its history, as Hermes does: the list the newest `todo`
+ * result in `history` recorded (see `todosFromHistory`), normalized like any write. For a session
+ * restored from state.db (load, resume, fork): call once with its history and tool state, after
+ * the session is built and before its first turn. Returns the restored list, or undefined (store
+ * untouched) when history has no todo result. Never throws.
  */
-export function restoreTodos(state: ToolSessionState, messages: readonly ChatMessage[]): TodoItem[] | undefined {
-  const todos = todosFromHistory(messages);
-  return todos ? todoStoreOf(state).restore(todos) : undefined;
+export function restoreTodosFromHistory(history: readonly ChatMessage[], toolState: ToolSessionState): TodoItem[] | undefined {
+  const todos = todosFromHistory(history);
+  return todos ? todoStoreOf(toolState).restore(todos) : undefined;
 }
 
 function parseTodos(content: string): TodoInput[] | undefined {

@@ -1,25 +1,12 @@
-export const TODO_STATUSES = ["pending", "in_progress", "completed", "cancelled"] as const;
-export type TodoStatus = (typeof TODO_STATUSES)[number];
+import type { TodoItem, TodoStatus, TodoSummary } from "./details.js";
 
-export interface TodoItem {
-  id: string;
-  content: string;
-  status: TodoStatus;
-}
+export { TODO_STATUSES, type TodoItem, type TodoStatus, type TodoSummary } from "./details.js";
 
 /** An item as the model writes it: in merge mode only `id` is needed. */
 export interface TodoInput {
   id: string;
   content?: string | undefined;
   status?: TodoStatus | undefined;
-}
-
-export interface TodoSummary {
-  total: number;
-  pending: number;
-  in_progress: number;
-  completed: number;
-  cancelled: number;
 }
 
 /** Longest item text kept; longer text is cut with a marker. */

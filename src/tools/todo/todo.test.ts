@@ -5,8 +5,7 @@ import { ToolSessionState } from "../session-state.js";
 import { hermesAcpTools } from "../toolsets.js";
 import type { ToolContext, ToolResult } from "../types.js";
 import { toolContext } from "../../../test/support/tool-context.js";
-import { todosToPlanEntries } from "./plan-entries.js";
-import { restoreTodos, todosFromHistory } from "./restore.js";
+import { restoreTodosFromHistory, todosFromHistory } from "./restore.js";
 import { todoStoreOf, todoTool, type TodoDetails } from "./todo.js";
 import { MAX_TODO_CONTENT_CHARS, MAX_TODO_ITEMS, TodoStore } from "./todo-store.js";
 
@@ -164,49 +163,6 @@ describe("TodoStore", () => {
   });
 });
 
-describe("todosToPlanEntries", () => {
-  it("maps the complete list the way the Hermes adapter does", () => {
-    expect(
-      todosToPlanEntries([
-        { id: "1", content: "Inspect ACP", status: "completed" },
-        { id: "2", content: "Patch renderer", status: "in_progress" },
-        { id: "3", content: "Drop stale task", status: "cancelled" },
-        { id: "4", content: "Write docs", status: "pending" },
-      ]),
-    ).toEqual([
-      { content: "Inspect ACP", status: "completed", priority: "medium" },
-      { content: "Patch renderer", status: "in_progress", priority: "medium" },
-      { content: "[cancelled] Drop stale task", status: "completed", priority: "medium" },
-      { content: "Write docs", status: "pending", priority: "medium" },
-    ]);
-  });
-
-  it("falls back to the id, skips empty entries, and treats unknown statuses as pending", () => {
-    expect(
-      todosToPlanEntries([
-        { id: "ship-it", content: "", status: "in_progress" },
-        { id: "", content: "" },
-        { content: "  " },
-        "not an object",
-        null,
-        { id: 7, status: "blocked" },
-        { content: "  Trim me  ", status: 3 },
-      ]),
-    ).toEqual([
-      { content: "ship-it", status: "in_progress", priority: "medium" },
-      { content: "7", status: "pending", priority: "medium" },
-      { content: "Trim me", status: "pending", priority: "medium" },
-    ]);
-  });
-
-  it("maps a todo result's details directly", async () => {
-    const result = await call({ todos: [{ id: "1", content: "Ship it", status: "in_progress" }] }, toolContext());
-    expect(todosToPlanEntries((result.details as TodoDetails).todos)).toEqual([
-      { content: "Ship it", status: "in_progress", priority: "medium" },
-    ]);
-  });
-});
-
 describe("restoring todos from history", () => {
   const assistantCall = (id: string, name: string): ChatMessage => ({
     role: "assistant",
@@ -231,11 +187,20 @@ describe("restoring todos from history", () => {
       { id: "2", content: "Odd", status: "pending" },
     ]);
     const state = new ToolSessionState();
-    expect(restoreTodos(state, history)).toEqual([
+    expect(restoreTodosFromHistory(history, state)).toEqual([
       { id: "1", content: "Ship it", status: "in_progress" },
       { id: "2", content: "Odd", status: "pending" },
     ]);
     expect(todoStoreOf(state).read()).toHaveLength(2);
+  });
+
+  it("restores what a real todo call recorded into a fresh session's store", async () => {
+    const live = toolContext({ state: new ToolSessionState() });
+    const result = await call({ todos: [{ id: "1", content: "Ship it", status: "in_progress" }, { id: "2", content: "Later" }] }, live);
+    const history: ChatMessage[] = [assistantCall("c1", "todo"), toolMessage("c1", result.content)];
+    const restored = toolContext({ state: new ToolSessionState() });
+    restoreTodosFromHistory(history, restored.state);
+    expect(output(await call({}, restored)).todos).toEqual((result.details as TodoDetails).todos);
   });
 
   it("skips unparseable results and leaves the store alone when history has none", () => {
@@ -249,7 +214,7 @@ describe("restoring todos from history", () => {
 
     const state = new ToolSessionState();
     todoStoreOf(state).write([{ id: "live", content: "Live" }], false);
-    expect(restoreTodos(state, [{ role: "user", content: "hi" }])).toBeUndefined();
+    expect(restoreTodosFromHistory([{ role: "user", content: "hi" }], state)).toBeUndefined();
     expect(todoStoreOf(state).read()[0]?.id).toBe("live");
   });
 });

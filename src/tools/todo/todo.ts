@@ -1,13 +1,10 @@
 import { z } from "zod";
 import type { ToolSessionState } from "../session-state.js";
 import { defineTool, type ToolContext, type ToolDescription, type ToolResult } from "../types.js";
-import { summarizeTodos, TODO_STATUSES, TodoStore, type TodoItem, type TodoSummary } from "./todo-store.js";
+import { TODO_STATUSES, type TodoDetails, type TodoItem } from "./details.js";
+import { summarizeTodos, TodoStore } from "./todo-store.js";
 
-/** `details` of every todo result; the adapter sends `todos` as an ACP `plan` (see `todosToPlanEntries`). */
-export interface TodoDetails {
-  todos: TodoItem[];
-  summary: TodoSummary;
-}
+export type { TodoDetails } from "./details.js";
 
 const TODO_STATE = Symbol("todo-store");
 
@@ -50,7 +47,7 @@ function describeTodo(args: TodoArgs): ToolDescription {
 }
 
 /** The result for a list: JSON `{todos, summary}` for the model, the same object as `details`. */
-export function todoResult(todos: TodoItem[]): ToolResult {
+export function todoResult(todos: TodoItem[]): ToolResult<TodoDetails> {
   const details: TodoDetails = { todos, summary: summarizeTodos(todos) };
   return { content: JSON.stringify(details), details };
 }
@@ -67,7 +64,7 @@ export const todoTool = defineTool({
   mutating: true,
   params: todoParams,
   describe: describeTodo,
-  async execute(args: TodoArgs, ctx: ToolContext): Promise<ToolResult> {
+  async execute(args: TodoArgs, ctx: ToolContext): Promise<ToolResult<TodoDetails>> {
     const store = todoStoreOf(ctx.state);
     if (!args.todos) return todoResult(store.read());
     const inputs = args.todos.map((todo) => ({ id: String(todo.id), content: todo.content, status: todo.status }));

@@ -7,22 +7,10 @@ import { diffLabel, unifiedDiff } from "../file-edit/unified-diff.js";
 import { fileTracker, staleWarning } from "../file-tracker/file-tracker.js";
 import { resolveReadPath } from "../read-file/read-file.js";
 import { defineTool, type DescribeContext, type ToolContext, type ToolDescription, type ToolResult } from "../types.js";
+import type { WriteFileDetails, WriteFileResultDetails } from "./details.js";
 import { displayFormatRefusal } from "./display-format.js";
 
-/**
- * What the editor gets for a write (also for "unchanged"): the whole file before and after, and a
- * unified diff (`--- a/<path>` / `+++ b/<path>`, "" when nothing changed). Errors carry
- * `{ path, error }` instead.
- */
-export interface WriteFileDetails {
-  /** Absolute path written. */
-  path: string;
-  /** Content before; null when the file was created. */
-  oldText: string | null;
-  /** Content written, exactly as stored (BOM and line endings included). */
-  newText: string;
-  diff: string;
-}
+export type { WriteFileDetails, WriteFileErrorDetails, WriteFileResultDetails } from "./details.js";
 
 const writeFileParams = z.object({
   path: z
@@ -64,7 +52,7 @@ export const writeFileTool = defineTool({
   execute: writeFileExecute,
 });
 
-async function writeFileExecute(args: WriteFileArgs, ctx: ToolContext): Promise<ToolResult> {
+async function writeFileExecute(args: WriteFileArgs, ctx: ToolContext): Promise<ToolResult<WriteFileResultDetails>> {
   throwIfAborted(ctx.signal);
   const absolute = resolveReadPath(args.path, ctx.cwd);
   const refusal = displayFormatRefusal(args.content);
@@ -98,6 +86,6 @@ async function writeFileExecute(args: WriteFileArgs, ctx: ToolContext): Promise<
   return { content: JSON.stringify(output), details };
 }
 
-function failure(absolute: string, message: string): ToolResult {
+function failure(absolute: string, message: string): ToolResult<WriteFileResultDetails> {
   return { content: JSON.stringify({ error: message }), details: { path: absolute, error: message }, isError: true };
 }
