@@ -46,6 +46,8 @@ export interface ProjectContextFile {
 export interface SystemPromptInput {
   /** Replaces the default identity (the contents of `$HERMES_HOME/SOUL.md`). */
   identity?: string;
+  /** The `# Memory` section (guidance and the frozen snapshot of MEMORY.md / USER.md), when the session has memory. */
+  memory?: string;
   /** The project context files that loaded (one kind only; see `runtime/project-context.ts`). */
   projectContext?: readonly ProjectContextFile[];
   /** Cap on all project context text together; default 20,000 chars. */
@@ -69,6 +71,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   const identity = capWithMarker(input.identity?.trim() || DEFAULT_IDENTITY, IDENTITY_MAX_CHARS, "SOUL.md", undefined);
   const sections = [identity, TOOL_GUIDANCE];
   if (ENFORCED_MODELS.test(input.model)) sections.push(TOOL_ENFORCEMENT);
+  if (input.memory) sections.push(input.memory);
   const context = renderProjectContext(input.projectContext ?? [], input.projectContextMaxChars ?? PROJECT_CONTEXT_MAX_CHARS);
   if (context) sections.push(context);
   sections.push(

@@ -18,6 +18,7 @@ describe("configSchema", () => {
       providers: {},
       mcp_servers: {},
       platform_toolsets: {},
+      memory: { memory_enabled: true, user_profile_enabled: true, memory_char_limit: 2200, user_char_limit: 1375 },
       command_allowlist: [],
     });
   });
@@ -38,7 +39,7 @@ describe("configSchema", () => {
     expect(config.agent).toEqual({ max_turns: 10, api_max_retries: 3, disabled_toolsets: [], custom_flag: true });
     expect(config.terminal.timeout).toBe(180);
     expect(config.toolsets).toEqual(["hermes-acp"]);
-    expect(config.memory).toEqual({ memory_enabled: true });
+    expect(config.memory).toEqual({ memory_enabled: true, user_profile_enabled: true, memory_char_limit: 2200, user_char_limit: 1375 });
   });
 
   it("accepts model as a string and model.model as an alias of model.default", () => {

@@ -125,6 +125,17 @@ export const configSchema = z.looseObject({
   display: orAbsent(z.looseObject({ tool_result_min: count(5_000), tool_result_max: count(7_000) }).prefault({})),
   sessions: orAbsent(z.looseObject({ page_size: count(50) }).prefault({})),
   compression: orAbsent(compressionSection),
+  /** The `memory` tool and the memory snapshot in the system prompt (Hermes' keys and defaults). */
+  memory: orAbsent(
+    z
+      .looseObject({
+        memory_enabled: z.boolean().default(true),
+        user_profile_enabled: z.boolean().default(true),
+        memory_char_limit: count(2200),
+        user_char_limit: count(1375),
+      })
+      .prefault({}),
+  ),
   providers: orAbsent(z.record(z.string(), providerEntry).default({})),
   mcp_servers: orAbsent(z.record(z.string(), z.unknown()).default({})),
   /**

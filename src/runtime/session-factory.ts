@@ -7,6 +7,8 @@ import { errorMessage, HermesError } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import { log } from "../shared/logger.js";
 import { ToolRegistry } from "../tools/registry.js";
+import { memoryFilesFor } from "../tools/memory/memory.js";
+import { memorySnapshot } from "../tools/memory/snapshot.js";
 import { restoreTodosFromHistory } from "../tools/todo/restore.js";
 import { resolveToolset, type ResolvedToolset } from "../tools/toolsets.js";
 import type { StateStore } from "../store/state-store.js";
@@ -250,8 +252,12 @@ export class SessionFactory {
     return session;
   }
 
-  /** A session's system prompt, built once (SOUL.md, project context of `cwd`, environment). */
+  /**
+   * A session's system prompt, built once (SOUL.md, the memory snapshot when its toolsets include
+   * memory, project context of `cwd`, environment).
+   */
   private systemPrompt(config: HermesConfig, resolved: ResolvedProvider, cwd: string, startedAt: Date): Promise<string> {
+    const memory = this.memorySection(config);
     return buildSessionSystemPrompt({
       soulFile: this.paths.soulFile,
       cwd,
@@ -259,7 +265,16 @@ export class SessionFactory {
       provider: resolved.provider,
       startedAt,
       contextWindow: sessionContextWindow(config, resolved.provider, resolved.model, this.contextWindowLookup),
+      ...(memory ? { memory } : {}),
     });
+  }
+
+  /** The frozen MEMORY.md / USER.md snapshot (Hermes' memory section), when the `memory` tool is on. */
+  private memorySection(config: HermesConfig): string | undefined {
+    if (!resolveToolset(config, this.config.env).tools.some((tool) => tool.name === "memory")) return undefined;
+    const targets = [...(config.memory.memory_enabled ? (["memory"] as const) : []), ...(config.memory.user_profile_enabled ? (["user"] as const) : [])];
+    if (targets.length === 0) return undefined;
+    return memorySnapshot(memoryFilesFor({ hermesHome: this.paths.home, config }), targets);
   }
 
   /** The editor's servers merged with config.yaml's; unusable config entries are logged and skipped. */

@@ -13,6 +13,8 @@ export interface SessionPromptInput {
   startedAt: Date;
   /** The model's window in tokens; small windows get a smaller project context cap. */
   contextWindow: number;
+  /** The `# Memory` section, when the session's toolsets include memory. */
+  memory?: string;
 }
 
 /**
@@ -26,6 +28,7 @@ export async function buildSessionSystemPrompt(input: SessionPromptInput): Promi
   const [identity, project] = await Promise.all([readFile(input.soulFile, "utf8").catch(() => undefined), discoverProjectContext(input.cwd)]);
   return buildSystemPrompt({
     ...(identity?.trim() ? { identity } : {}),
+    ...(input.memory ? { memory: input.memory } : {}),
     ...(project ? { projectContext: project.files } : {}),
     projectContextMaxChars: projectContextCap(input.contextWindow),
     cwd: input.cwd,

@@ -1,6 +1,7 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { HermesConfig } from "../config/schema.js";
+import { memoryTool } from "./memory/memory.js";
 import { patchTool } from "./patch/patch.js";
 import { processTool } from "./process/process.js";
 import { readFileTool } from "./read-file/read-file.js";
@@ -27,7 +28,7 @@ export const TOOLSETS: Readonly<Record<string, { description: string; tools?: re
   skills: { description: "the skill library", tools: [] },
   browser: { description: "drive a browser", tools: [] },
   todo: { description: "the task list", tools: ["todo"] },
-  memory: { description: "MEMORY.md and USER.md", tools: [] },
+  memory: { description: "MEMORY.md and USER.md", tools: ["memory"] },
   session_search: { description: "search past sessions", tools: ["session_search"] },
   code_execution: { description: "execute_code", tools: [] },
   delegation: { description: "delegate_task", tools: [] },
@@ -46,7 +47,7 @@ export const NO_MCP = "no_mcp";
 export const MCP_TOOLSET_PREFIX = "mcp-";
 
 const TOOLS: Readonly<Record<string, AnyTool>> = Object.fromEntries(
-  [terminalTool, processTool, readFileTool, writeFileTool, patchTool, searchFilesTool, todoTool, sessionSearchTool].map((tool) => [tool.name, tool]),
+  [terminalTool, processTool, readFileTool, writeFileTool, patchTool, searchFilesTool, todoTool, memoryTool, sessionSearchTool].map((tool) => [tool.name, tool]),
 );
 
 /** What a tool needs from the machine: undefined when usable, else why not (shown by `/tools`). */
