@@ -1,23 +1,15 @@
 import {
-  client,
   methods,
   PROTOCOL_VERSION,
   type AnyMessage,
-  type ClientCapabilities,
   type ClientConnection,
   type InitializeResponse,
-  type ReadTextFileRequest,
-  type ReadTextFileResponse,
-  type RequestPermissionRequest,
-  type RequestPermissionResponse,
-  type SessionNotification,
-  type WriteTextFileRequest,
 } from "@agentclientprotocol/sdk/unstable";
 import { createAgentApp } from "../../src/acp/agent-app.js";
 import type { SessionManager } from "../../src/acp/session-manager.js";
 import { Runtime } from "../../src/runtime/runtime.js";
 import type { AgentProcess } from "./acp-client.js";
-import { ClientTerminalHost } from "./client-terminals.js";
+import { testClientApp, type ClientAppOptions } from "./client-app.js";
 
 /** Which side wrote a frame. */
 export type FrameSide = "client" | "agent";
@@ -46,22 +38,12 @@ export interface InMemoryAgent extends Pick<AgentProcess, "updates" | "permissio
   close(): Promise<void>;
 }
 
-export interface InMemoryAgentOptions {
+export interface InMemoryAgentOptions extends ClientAppOptions {
   /** HERMES_HOME for a runtime the pair creates (and closes); ignored when `runtime` is given. */
   home?: string;
   env?: NodeJS.ProcessEnv;
   /** A runtime to serve; the caller closes its store. */
   runtime?: Runtime;
-  onUpdate?: (notification: SessionNotification) => void;
-  /** As in `spawnAgent`: without it every permission request is answered "cancelled". */
-  onPermission?: (
-    request: RequestPermissionRequest,
-    context: { signal: AbortSignal },
-  ) => RequestPermissionResponse | Promise<RequestPermissionResponse>;
-  clientCapabilities?: ClientCapabilities;
-  onReadTextFile?: (request: ReadTextFileRequest) => ReadTextFileResponse | Promise<ReadTextFileResponse>;
-  onWriteTextFile?: (request: WriteTextFileRequest) => void | Promise<void>;
-  terminals?: boolean;
 }
 
 /**
@@ -91,42 +73,8 @@ export function connectInMemory(options: InMemoryAgentOptions): InMemoryAgent {
   const { app: agentApp, sessions } = createAgentApp(runtime);
 
   const frames: RecordedFrame[] = [];
-  const updates: SessionNotification[] = [];
-  const permissions: RequestPermissionRequest[] = [];
-  const fsRequests: AgentProcess["fsRequests"] = [];
-  const terminals = options.terminals ? new ClientTerminalHost() : undefined;
-
-  let app = client({ name: "hermes-test-client" })
-    .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
-      permissions.push(params);
-      return options.onPermission ? options.onPermission(params, { signal }) : { outcome: { outcome: "cancelled" } };
-    })
-    .onNotification(methods.client.session.update, ({ params }) => {
-      updates.push(params);
-      options.onUpdate?.(params);
-    });
-  if (options.onReadTextFile) {
-    const serve = options.onReadTextFile;
-    app = app.onRequest(methods.client.fs.readTextFile, async ({ params }) => {
-      fsRequests.push({ method: "fs/read_text_file", params });
-      return serve(params);
-    });
-  }
-  if (options.onReadTextFile || options.onWriteTextFile || options.clientCapabilities?.fs?.writeTextFile) {
-    app = app.onRequest(methods.client.fs.writeTextFile, async ({ params }) => {
-      fsRequests.push({ method: "fs/write_text_file", params });
-      await options.onWriteTextFile?.(params);
-      return {};
-    });
-  }
-  if (terminals) {
-    app = app
-      .onRequest(methods.client.terminal.create, ({ params }) => terminals.create(params))
-      .onRequest(methods.client.terminal.output, ({ params }) => terminals.output(params.terminalId))
-      .onRequest(methods.client.terminal.waitForExit, ({ params }) => terminals.waitForExit(params.terminalId))
-      .onRequest(methods.client.terminal.kill, ({ params }) => terminals.kill(params.terminalId))
-      .onRequest(methods.client.terminal.release, ({ params }) => terminals.release(params.terminalId));
-  }
+  const { app, record } = testClientApp(options);
+  const { updates, permissions, fsRequests, terminals } = record;
 
   const toAgent = recordingChannel("client", frames);
   const toClient = recordingChannel("agent", frames);
