@@ -48,3 +48,15 @@ describe("toolsets from config.yaml", () => {
     expect(text).toContain("Unknown toolsets in config.yaml (ignored): no-such-set");
   });
 });
+
+describe("toolsets on /reset", () => {
+  it("are resolved again from config.yaml as it is then", async () => {
+    const sessionId = await openSession("");
+    home.writeConfig(`model:\n  provider: custom\n  base_url: ${llm.baseUrl}\n  default: test-model\nagent:\n  disabled_toolsets: [terminal, memory]\n`);
+    await agent!.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "/reset" }] });
+    llm.push({ text: "ok" });
+    await agent!.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    const offered = (llm.requests.at(-1)!.body.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
+    expect(offered).toEqual(["read_file", "write_file", "patch", "search_files", "todo", "session_search"]);
+  });
+});

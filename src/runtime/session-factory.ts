@@ -232,6 +232,7 @@ export class SessionFactory {
       provider,
       tools,
       toolset,
+      resolveToolset: () => resolveToolset(this.config.orDefaults(), this.config.env),
       mcp,
       systemPrompt: input.systemPrompt,
       ...(this.contextWindowLookup ? { contextWindowLookup: this.contextWindowLookup } : {}),

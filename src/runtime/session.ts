@@ -36,6 +36,8 @@ export interface SessionParts {
   tools: ToolRegistry;
   /** How `tools` was resolved from config.yaml's toolsets (what is left out and why, for `/tools`). */
   toolset?: ResolvedToolset;
+  /** Resolves the toolsets again from config.yaml as it is now (`/reset` starts over with them). */
+  resolveToolset?: () => ResolvedToolset;
   /** Built once per session and sent byte for byte every turn (restored sessions keep theirs). */
   systemPrompt: string;
   hermesHome: string;
@@ -319,9 +321,16 @@ export class AgentSession {
    * `/reset`: clears the conversation in place (same id, same title). The model sees none of it
    * from the next turn on, and reads are no longer deduplicated against results it lost. state.db
    * keeps the earlier messages behind a reset marker (see history-reset.ts), so a later load,
-   * resume or fork starts after it too. Must not be called while a turn runs.
+   * resume or fork starts after it too. The tools are resolved again from config.yaml's toolsets
+   * (MCP tools stay). Must not be called while a turn runs.
    */
   resetHistory(): void {
+    const resolved = this.parts.resolveToolset?.();
+    if (resolved) {
+      const builtins = new Set(this.parts.toolset?.tools ?? []);
+      this.parts.tools.replace(resolved.tools, (tool) => builtins.has(tool));
+      this.parts.toolset = resolved;
+    }
     if (this.history.length === 0) return;
     this.history.length = 0;
     this.parts.recorder.append(resetMarker());

@@ -16,6 +16,16 @@ export class ToolRegistry {
     this.tools.set(tool.name, tool);
   }
 
+  /**
+   * Replaces the tools `replaceable` selects with `tools` (in that order, first), keeping the
+   * others (MCP tools) after them. For a toolset re-resolved between turns; never during one.
+   */
+  replace(tools: readonly AnyTool[], replaceable: (tool: AnyTool) => boolean): void {
+    const kept = [...this.tools.values()].filter((tool) => !replaceable(tool));
+    this.tools.clear();
+    for (const tool of [...tools, ...kept.filter((tool) => !tools.some((added) => added.name === tool.name))]) this.tools.set(tool.name, tool);
+  }
+
   get(name: string): AnyTool | undefined {
     return this.tools.get(name);
   }
