@@ -197,8 +197,6 @@ export interface ToolPorts {
   sessionSearch?: SessionSearchPort;
 }
 
-export const noPorts: ToolPorts = {};
-
 /** Asks a port and fails closed: no port, a throw, or anything but `true` is a deny. */
 export async function askPort<R>(port: ((request: R) => Promise<boolean>) | undefined, request: R): Promise<boolean> {
   if (!port) return false;

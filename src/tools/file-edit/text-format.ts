@@ -10,8 +10,6 @@ export interface TextFormat {
   eol: "\n" | "\r\n";
 }
 
-export const PLAIN_FORMAT: TextFormat = { bom: false, eol: "\n" };
-
 const BOM = "\uFEFF";
 
 /**
