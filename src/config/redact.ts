@@ -11,8 +11,13 @@ const TOKEN_PREFIXES = [
   "sk-ant-api03-", "sk-ant-admin01-", "sk-ant-oat01-", "sk-ant-", "sk-or-v1-", "sk-or-", "sk-proj-",
   "sk-svcacct-", "sk-kimi-", "sk-", "github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "glpat-",
   "xoxb-", "xoxp-", "xoxa-", "xoxs-", "xoxr-", "hf_", "gsk_", "xai-", "pplx-", "nvapi-", "tvly-", "r8_",
-  "AIza", "AKIA", "ASIA",
+  "AIza", "AKIA", "ASIA", "sk_live_", "sk_test_", "rk_live_", "rk_test_", "npm_", "ya29.", "xapp-", "shpat_", "glsa_",
 ];
+
+/** PEM private key blocks, whole. */
+const PEM_RE = /-----BEGIN ([A-Z0-9 ]*PRIVATE KEY)-----[\s\S]*?(?:-----END \1-----|$)/g;
+/** JSON Web Tokens (`eyJ….eyJ….…`). */
+const JWT_RE = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g;
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -156,6 +161,8 @@ export function redactRegisteredSecrets(text: string): string {
 export function redactSecrets(text: string): string {
   if (!text) return text;
   let out = redactRegisteredSecrets(text);
+  out = out.replace(PEM_RE, (_match, kind: string) => `-----BEGIN ${kind}-----${MASK}`);
+  out = out.replace(JWT_RE, `eyJ${MASK}`);
   out = out.replace(TOKEN_RE, (_match, prefix: string) => prefix + MASK);
   out = out.replace(BEARER_RE, (_match, head: string) => head + MASK);
   out = out.replace(

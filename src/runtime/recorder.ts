@@ -47,9 +47,10 @@ type Write =
 
 /**
  * Writes one session to state.db as its turn goes, off the critical path: each message, the
- * streamed text of the answer in progress, title, usage. Writes queue in order and are stored
- * together a moment later (one transaction per event-loop turn); an attempt never blocks the
- * event loop for more than `attemptBusyMs`. Decision: an ordered in-memory queue retried with
+ * streamed text of the answer in progress, title, usage. Writes queue in order; a message is
+ * stored at once (with what queued before it), the rest together a moment later (one
+ * transaction per event-loop turn); an attempt never blocks the event loop for more than
+ * `attemptBusyMs`. Decision: an ordered in-memory queue retried with
  * short busy timeouts, not a worker thread — better-sqlite3 is synchronous either way, reads
  * never wait for writers under WAL, and a queue keeps "what is stored" in one place without
  * copying every message across threads.
@@ -222,6 +223,13 @@ export class SessionRecorder {
     const last = this.queue.at(-1);
     if (write.kind === "partial" && last?.kind === "partial") this.queue[this.queue.length - 1] = write;
     else this.queue.push(write);
+    // A message is stored before anything that shows it reaches the editor (a crash keeps what the
+    // user saw): an attempt right away while the store works; the rest gathers for the next turn.
+    if (write.kind === "message" && !this.failure) {
+      this.cancelScheduled();
+      this.flush();
+      return;
+    }
     // A new write is a reason to try a failing store again now rather than at the next retry.
     if (this.scheduled && this.failure && !this.failure.locked) this.cancelScheduled();
     if (!this.scheduled) this.schedule(0);

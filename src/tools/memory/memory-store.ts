@@ -3,7 +3,10 @@
  * (the agent's notes) and `USER.md` (the user's profile), each a list of entries joined by a line
  * holding `§` — the same files, format and limits Python Hermes uses, so both share one memory.
  *
- * Writes re-read the file first (another session or Hermes may have written it), are checked
+ * A write holds `<file>.acp-lock` (an exclusive lock file shared by hermes-acp processes; Python
+ * Hermes' flock is not reachable from Node, so between the two the re-read just before writing
+ * is what keeps the window small), re-reads the file (another session or Hermes may have written
+ * it), is checked
  * against the target's character budget as a whole, and replace the file atomically (temp file +
  * rename), so a reader sees the old or the new file, never half of one. A file that does not
  * round-trip through the entry format (edited by hand, appended by a shell) is never rewritten by
@@ -12,8 +15,8 @@
  * Errors: the functions return results for the model (`MemoryResult`); they throw only for an
  * unwritable memory folder (Error naming the file).
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { findThreat } from "./threats.js";
 
 export type MemoryTarget = "memory" | "user";
@@ -30,6 +33,10 @@ export const DEFAULT_LIMITS: Readonly<Record<MemoryTarget, number>> = { memory: 
 export const ENTRY_DELIMITER = "\n§\n";
 
 const FILES: Readonly<Record<MemoryTarget, string>> = { memory: "MEMORY.md", user: "USER.md" };
+/** More of a memory file than this is never read (a legitimate one is a few KB). */
+const MAX_FILE_CHARS = 262_144;
+const LOCK_WAIT_MS = 2000;
+const LOCK_STALE_MS = 10_000;
 
 export type MemoryResult =
   | { ok: true; message: string; target: MemoryTarget; used: number; limit: number; entries: number }
@@ -50,7 +57,7 @@ export class MemoryFiles {
     return this.limits[target];
   }
 
-  /** The entries of `target` as stored now (deduplicated, in order). Never throws: unreadable = none. */
+  /** The entries of `target` as stored now (deduplicated, in order). Throws MemoryReadError when the file exists but cannot be read. */
   entries(target: MemoryTarget): string[] {
     return parseEntries(this.read(target));
   }
@@ -61,11 +68,21 @@ export class MemoryFiles {
    * name their entry by a unique substring (`old_text`).
    */
   apply(target: MemoryTarget, operations: readonly MemoryOperation[]): MemoryResult {
+    try {
+      return this.withLock(target, () => this.applyLocked(target, operations));
+    } catch (error) {
+      if (error instanceof MemoryReadError) return { ok: false, error: error.message, target, used: 0, limit: this.limit(target) };
+      throw error;
+    }
+  }
+
+  private applyLocked(target: MemoryTarget, operations: readonly MemoryOperation[]): MemoryResult {
     const limit = this.limit(target);
     if (operations.length === 0) return this.failure(target, "No operation given: pass action + content/old_text, or operations: [...].");
     for (const [index, op] of operations.entries()) {
       const threat = op.action !== "remove" && op.content ? findThreat(op.content) : undefined;
       if (threat) return this.failure(target, `${label(operations, index)}: ${threat}`);
+      if (op.content?.includes(ENTRY_DELIMITER.trim())) return this.failure(target, `${label(operations, index)}: content may not contain a line with § (it separates entries).`);
     }
     const raw = this.read(target);
     const rewrites = operations.some((op) => op.action !== "add");
@@ -76,58 +93,116 @@ export class MemoryFiles {
       const content = op.content?.trim() ?? "";
       const oldText = op.old_text?.trim() ?? "";
       if (op.action === "add") {
-        if (!content) return this.failure(target, `${at}: content is required.`, working);
+        if (!content) return this.failure(target, batchError(operations, `${at}: content is required.`));
         if (!working.includes(content)) working.push(content);
+        else if (operations.length === 1) return this.success(target, "Entry already exists (no duplicate added).", working);
         continue;
       }
-      if (!oldText) return this.failure(target, `${at}: old_text is required — a short unique substring of the entry to ${op.action}.`, working);
-      if (op.action === "replace" && !content) return this.failure(target, `${at}: content is required (use remove to delete an entry).`, working);
+      if (!oldText) {
+        return this.failure(target, batchError(operations, `${at}: needs old_text — a short unique substring of the entry to ${op.action}. Reissue it with old_text set to part of one of the current_entries.`));
+      }
+      if (op.action === "replace" && !content) return this.failure(target, batchError(operations, `${at}: content is required (use remove to delete an entry).`));
       const matches = working.flatMap((entry, position) => (entry.includes(oldText) ? [position] : []));
-      if (matches.length === 0) return this.failure(target, `${at}: no entry matched '${oldText}'. Check current_entries and retry with text from the entry.`, working);
+      if (matches.length === 0) return this.failure(target, batchError(operations, `${at}: no entry matched '${oldText}'. Check current_entries and retry with text from the entry.`));
       if (new Set(matches.map((position) => working[position])).size > 1) {
-        return { ...this.failure(target, `${at}: '${oldText}' matched several entries; be more specific.`), matches: matches.map((position) => preview(working[position]!)) };
+        return { ...this.failure(target, batchError(operations, `${at}: '${oldText}' matched several entries; be more specific.`)), matches: matches.map((position) => preview(displayEntry(working[position]!))) };
       }
       if (op.action === "replace") working[matches[0]!] = content;
       else working.splice(matches[0]!, 1);
     }
     const used = size(working);
     if (used > limit) {
-      const now = size(parseEntries(raw));
       return {
         ...this.failure(target, `Memory would be at ${used.toLocaleString("en-US")}/${limit.toLocaleString("en-US")} chars, over the limit. Remove or shorten entries (see current_entries) and add in the same call: operations: [{action: "remove", old_text}, …, {action: "add", content}].`),
-        used: now,
-        currentEntries: parseEntries(raw).map(displayEntry),
       };
     }
     this.write(target, working);
     const message = operations.length === 1 ? { add: "Entry added.", replace: "Entry replaced.", remove: "Entry removed." }[operations[0]!.action] : `Applied ${operations.length} operations.`;
-    return { ok: true, message, target, used, limit, entries: working.length };
+    return this.success(target, message, working);
   }
 
+  private success(target: MemoryTarget, message: string, entries: readonly string[]): MemoryResult {
+    return { ok: true, message, target, used: size(entries), limit: this.limit(target), entries: entries.length };
+  }
+
+  /**
+   * The file's text, line endings normalized (Python Hermes on Windows writes CRLF), a BOM dropped,
+   * at most MAX_FILE_CHARS. "" when it does not exist; MemoryReadError when it exists but cannot be
+   * read (never treated as empty: a write would replace what it holds).
+   */
   private read(target: MemoryTarget): string {
+    let raw: string;
     try {
-      return readFileSync(this.path(target), "utf8");
-    } catch {
-      return "";
+      raw = readFileSync(this.path(target), "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
+      throw new MemoryReadError(`cannot read ${this.path(target)}: ${(error as Error).message}; memory is left unchanged`);
     }
+    return raw.replace(/^\ufeff/, "").replace(/\r\n?/g, "\n").slice(0, MAX_FILE_CHARS);
   }
 
+  /**
+   * Replaces the file atomically: a temp file beside the real file (a symlinked MEMORY.md is
+   * written through, the link kept), flushed to disk, renamed over it; a file that cannot be
+   * renamed over (a single-file bind mount) is overwritten in place.
+   */
   private write(target: MemoryTarget, entries: readonly string[]): void {
-    const path = this.path(target);
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const temp = join(this.dir, `.${FILES[target]}.${process.pid}.${Date.now()}.tmp`);
+    let path = this.path(target);
     try {
-      writeFileSync(temp, entries.join(ENTRY_DELIMITER), { mode: 0o600 });
+      path = realpathSync(path);
+    } catch {
+      // not there yet: created at its own path
+    }
+    const text = entries.join(ENTRY_DELIMITER);
+    const temp = join(dirname(path), `.${FILES[target]}.${process.pid}.${Date.now()}.tmp`);
+    try {
+      const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      try {
+        writeSync(fd, text);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
       renameSync(temp, path);
     } catch (error) {
       rmSync(temp, { force: true });
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EXDEV" || code === "EBUSY") {
+        writeFileSync(path, text);
+        return;
+      }
       throw new Error(`cannot write ${path}: ${(error as Error).message}`);
     }
   }
 
-  private failure(target: MemoryTarget, error: string, entries?: readonly string[]): Extract<MemoryResult, { ok: false }> {
-    const current = entries ?? this.entries(target);
-    return { ok: false, error, target, used: size(this.entries(target)), limit: this.limit(target), currentEntries: current.map(displayEntry) };
+  /** Runs `body` holding `<file>.acp-lock` (waits up to LOCK_WAIT_MS; a lock older than LOCK_STALE_MS is taken over). */
+  private withLock<T>(target: MemoryTarget, body: () => T): T {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const lock = `${this.path(target)}.acp-lock`;
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (;;) {
+      try {
+        closeSync(openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600));
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") break; // cannot lock (read-only): the write reports the real error
+        if (lockAge(lock) > LOCK_STALE_MS) rmSync(lock, { force: true });
+        else if (Date.now() > deadline) throw new MemoryReadError(`memory is busy (${lock} is held by another session); retry the call`);
+        else Atomics.wait(pause, 0, 0, 5);
+      }
+    }
+    try {
+      return body();
+    } finally {
+      rmSync(lock, { force: true });
+    }
+  }
+
+  private failure(target: MemoryTarget, error: string): Extract<MemoryResult, { ok: false }> {
+    const stored = this.entries(target);
+    return { ok: false, error, target, used: size(stored), limit: this.limit(target), currentEntries: stored.map(displayEntry) };
   }
 
   private driftFailure(target: MemoryTarget, raw: string): MemoryResult {
@@ -150,16 +225,22 @@ export function parseEntries(raw: string): string[] {
   return [...new Set(raw.split(ENTRY_DELIMITER).map((entry) => entry.trim()).filter(Boolean))];
 }
 
-/** Characters the entries take in the file. */
+/** Characters (code points, as Python counts them) the entries take in the file. */
 export function size(entries: readonly string[]): number {
-  return entries.length === 0 ? 0 : entries.join(ENTRY_DELIMITER).length;
+  return entries.length === 0 ? 0 : codePoints(entries.join(ENTRY_DELIMITER));
 }
+
+const codePoints = (text: string): number => {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+};
 
 /** A file the tool would not write back as it is: not in the entry format, or one entry over the whole budget. */
 function drifted(raw: string, limit: number): boolean {
   if (!raw.trim()) return false;
   const entries = raw.split(ENTRY_DELIMITER).map((entry) => entry.trim()).filter(Boolean);
-  return entries.join(ENTRY_DELIMITER) !== raw.trim() || entries.some((entry) => entry.length > limit);
+  return entries.join(ENTRY_DELIMITER) !== raw.trim() || entries.some((entry) => codePoints(entry) > limit);
 }
 
 /** An entry as the model may see it again: one that looks like an injection is shown blocked. */
@@ -169,8 +250,25 @@ export function displayEntry(entry: string): string {
 }
 
 function preview(entry: string): string {
-  return entry.length > 80 ? `${entry.slice(0, 80)}...` : entry;
+  const points = [...entry];
+  return points.length > 80 ? `${points.slice(0, 80).join("")}...` : entry;
 }
+
+/** A batch names that nothing was applied. */
+function batchError(operations: readonly MemoryOperation[], message: string): string {
+  return operations.length > 1 ? `${message} No operations were applied (a batch is all or nothing).` : message;
+}
+
+function lockAge(path: string): number {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** The memory file exists but cannot be read, or stays locked: the call fails, nothing is written. */
+export class MemoryReadError extends Error {}
 
 function label(operations: readonly MemoryOperation[], index: number): string {
   return operations.length === 1 ? operations[0]!.action : `Operation ${index + 1} (${operations[index]!.action})`;
