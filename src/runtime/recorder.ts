@@ -104,8 +104,8 @@ export class SessionRecorder {
   /**
    * A piece of the answer streaming now (`first`: it starts a new answer). The text so far is
    * stored as a partial answer once `streamEveryMs` passed since it started or was last stored,
-   * or once `streamEveryChars` arrived since — or a quarter of what is stored, when that is more,
-   * so a long answer costs linear, not quadratic, rewriting.
+   * or once `streamEveryChars` arrived since — or as much as is stored, when that is more, so a
+   * long answer costs linear, not quadratic, rewriting (the time bound still holds).
    */
   streaming(piece: string, first: boolean): void {
     if (first || !this.streamed) {
@@ -115,7 +115,7 @@ export class SessionRecorder {
     const streamed = this.streamed!;
     streamed.pieces.push(piece);
     streamed.chars += piece.length;
-    if (streamed.chars - streamed.storedChars >= Math.max(this.options.streamEveryChars, streamed.storedChars / 4)) {
+    if (streamed.chars - streamed.storedChars >= Math.max(this.options.streamEveryChars, streamed.storedChars)) {
       this.storeStreamed();
     } else if (!streamed.timer) {
       streamed.timer = setTimeout(() => this.storeStreamed(), this.options.streamEveryMs);
