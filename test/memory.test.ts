@@ -1,36 +1,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Runtime } from "../src/runtime/runtime.js";
-import type { AgentSession } from "../src/runtime/session.js";
-import { startFakeLlm, type FakeLlm } from "./support/fake-llm.js";
-import { createTempHome, type TempHome } from "./support/temp-home.js";
+import { describe, expect, it } from "vitest";
+import { runtimeSuite } from "./support/runtime-suite.js";
 
 /** Memory shared with Python Hermes: the same files, in the system prompt, written by the tool. */
-let llm: FakeLlm;
-let home: TempHome;
-let runtime: Runtime;
-const sessions: AgentSession[] = [];
-beforeEach(async () => {
-  llm = await startFakeLlm();
-  home = createTempHome({ baseUrl: llm.baseUrl });
-  runtime = new Runtime({ home: home.home, env: home.env() });
-});
-afterEach(async () => {
-  for (const session of sessions.splice(0)) await session.dispose();
-  runtime.directory.close();
-  await llm.close();
-  home.cleanup();
-});
-
-async function open(): Promise<AgentSession> {
-  const session = await runtime.sessions.create(home.workspace);
-  sessions.push(session);
-  return session;
-}
-const ask = (session: AgentSession, text: string) =>
-  session.prompt(text, { emit: () => {}, signal: new AbortController().signal, asker: { ask: async () => ({ outcome: "deny" }) } as never });
-const memories = (): string => join(home.home, "memories");
+const suite = runtimeSuite();
+const open = () => suite.open();
+const ask: typeof suite.ask = (session, text) => suite.ask(session, text);
+const memories = (): string => join(suite.home.home, "memories");
 
 describe("memory", () => {
   it("puts what Hermes saved into the system prompt, as data, with injections blocked", async () => {
@@ -59,10 +36,10 @@ describe("memory", () => {
   it("saves through the tool in Hermes' format; the running session's prompt stays frozen, the next one sees it", async () => {
     const session = await open();
     const before = session.systemPrompt;
-    llm.push({ tool_calls: [{ id: "m1", name: "memory", arguments: { target: "user", action: "add", content: "Name is Ada; reviews in the morning." } }] }, { text: "noted" });
+    suite.llm.push({ tool_calls: [{ id: "m1", name: "memory", arguments: { target: "user", action: "add", content: "Name is Ada; reviews in the morning." } }] }, { text: "noted" });
     await ask(session, "I'm Ada and I review code in the morning");
     const result = JSON.parse(
-      (llm.requests.at(-1)!.body.messages as Array<{ tool_call_id?: string; content: string }>).find((message) => message.tool_call_id === "m1")!.content,
+      (suite.llm.requests.at(-1)!.body.messages as Array<{ tool_call_id?: string; content: string }>).find((message) => message.tool_call_id === "m1")!.content,
     );
     expect(result).toMatchObject({ success: true, target: "user", entry_count: 1, usage: expect.stringMatching(/^\d+% — 36\/1,375 chars$/) });
     expect(readFileSync(join(memories(), "USER.md"), "utf8")).toBe("Name is Ada; reviews in the morning.");
@@ -71,7 +48,7 @@ describe("memory", () => {
   });
 
   it("is left out entirely when the memory toolset is disabled", async () => {
-    home.writeConfig(`model:\n  provider: custom\n  base_url: ${llm.baseUrl}\n  default: test-model\nagent:\n  disabled_toolsets: [memory]\n`);
+    suite.home.writeConfig(`model:\n  provider: custom\n  base_url: ${suite.llm.baseUrl}\n  default: test-model\nagent:\n  disabled_toolsets: [memory]\n`);
     mkdirSync(memories(), { recursive: true });
     writeFileSync(join(memories(), "USER.md"), "Prefers tabs over spaces.");
     const session = await open();
