@@ -32,6 +32,11 @@ const DESCRIPTION = [
   "Skip trivial or easily re-discovered facts, task progress and temporary state. Procedures belong in skills.",
 ].join(" ");
 
+/** After this many failed memory changes in one turn, the model is told to stop retrying (Hermes' cap). */
+export const MAX_FAILURES_PER_TURN = 3;
+/** Failed changes per turn, keyed by the turn's signal (a new turn starts at zero). */
+const failuresThisTurn = new WeakMap<AbortSignal, number>();
+
 /** The memory files of the session's HERMES_HOME with config.yaml's limits. */
 export function memoryFilesFor(ctx: Pick<ToolContext, "hermesHome" | "config">): MemoryFiles {
   const limits = ctx.config.memory;
@@ -96,6 +101,17 @@ export const memoryTool = defineTool({
     } catch (error) {
       return { content: JSON.stringify({ success: false, error: (error as Error).message }), isError: true };
     }
-    return { content: resultJson(result), ...(result.ok ? {} : { isError: true }) };
+    if (result.ok) {
+      failuresThisTurn.delete(ctx.signal);
+      return { content: resultJson(result) };
+    }
+    const failures = (failuresThisTurn.get(ctx.signal) ?? 0) + 1;
+    failuresThisTurn.set(ctx.signal, failures);
+    if (failures > MAX_FAILURES_PER_TURN) {
+      // A memory side effect must never eat the turn: stop the consolidation loop, answer the user.
+      const error = `Memory changes failed ${failures} times this turn. Stop retrying memory calls: leave memory as it is and continue with your reply; the fact can be saved in a later turn.`;
+      return { content: JSON.stringify({ success: false, done: true, error }), isError: true };
+    }
+    return { content: resultJson(result), isError: true };
   },
 });
