@@ -37,6 +37,8 @@ export interface SessionOpenOptions {
  * their system prompt, tools, MCP servers, provider and recorder; and switches their model.
  */
 export class SessionFactory {
+  private readonly toolsets = new WeakMap<HermesConfig, ResolvedToolset>();
+
   constructor(
     private readonly paths: HomePaths,
     private readonly config: ConfigSource,
@@ -218,7 +220,7 @@ export class SessionFactory {
       modelConfig: { base_url: resolved.baseUrl },
     });
     // The tool list is fixed for the session (the provider's prompt cache keys on it).
-    const toolset = resolveToolset(config, this.config.env);
+    const toolset = this.toolsetFor(config);
     for (const name of toolset.unknown) log.warn(`config.yaml names toolset "${name}", which does not exist; ignored`);
     const tools = new ToolRegistry(toolset.tools);
     const provider = input.provider ?? (await this.config.provider(resolved, config));
@@ -270,9 +272,19 @@ export class SessionFactory {
     });
   }
 
+  /** The toolsets of `config`, resolved once per version of config.yaml (the system prompt and the session both ask). */
+  private toolsetFor(config: HermesConfig): ResolvedToolset {
+    let toolset = this.toolsets.get(config);
+    if (!toolset) {
+      toolset = resolveToolset(config, this.config.env);
+      this.toolsets.set(config, toolset);
+    }
+    return toolset;
+  }
+
   /** The frozen MEMORY.md / USER.md snapshot (Hermes' memory section), when the `memory` tool is on. */
   private memorySection(config: HermesConfig): string | undefined {
-    if (!resolveToolset(config, this.config.env).tools.some((tool) => tool.name === "memory")) return undefined;
+    if (!this.toolsetFor(config).tools.some((tool) => tool.name === "memory")) return undefined;
     const targets = [...(config.memory.memory_enabled ? (["memory"] as const) : []), ...(config.memory.user_profile_enabled ? (["user"] as const) : [])];
     if (targets.length === 0) return undefined;
     return memorySnapshot(memoryFilesFor({ hermesHome: this.paths.home, config }), targets);
