@@ -133,6 +133,19 @@ export const configSchema = z.looseObject({
         user_profile_enabled: z.boolean().default(true),
         memory_char_limit: count(2200),
         user_char_limit: count(1375),
+        /** User turns between background memory reviews (Hermes' `memory.nudge_interval`); 0 = never. */
+        nudge_interval: z.number().int().min(0).default(10),
+      })
+      .prefault({}),
+  ),
+  /**
+   * Side tasks that may use another model (Hermes' `auxiliary`). `background_review.enabled`
+   * switches the review after turns that saves memories and skills (on, as in Hermes).
+   */
+  auxiliary: orAbsent(
+    z
+      .looseObject({
+        background_review: orAbsent(z.looseObject({ enabled: z.boolean().default(true) }).prefault({})),
       })
       .prefault({}),
   ),

@@ -18,6 +18,7 @@ import { resolveMcpServers, type McpServerInput } from "./mcp/server-spec.js";
 import { SessionMcp } from "./mcp/session-mcp.js";
 import { SessionRecorder } from "./recorder.js";
 import type { SessionDirectory, TranscriptEntry } from "./session-directory.js";
+import { reviewSettings, type ReviewSettings } from "./background-review.js";
 import { createSessionSearchPort } from "./session-search-port.js";
 import { AgentSession } from "./session.js";
 import { sessionContextWindow, type ModelWindowLookup } from "./session-context.js";
@@ -244,6 +245,7 @@ export class SessionFactory {
       ...(input.history ? { history: input.history } : {}),
       ...(input.title !== undefined ? { title: input.title } : {}),
       ...(input.unusable ? { unusable: input.unusable } : {}),
+      ...withReview(reviewSettings(config, this.config.env)),
       approvalSettings: {
         hermesHome: this.paths.home,
         config,
@@ -302,6 +304,10 @@ export class SessionFactory {
       return kept;
     });
   }
+}
+
+function withReview(review: ReviewSettings | undefined): { review?: ReviewSettings } {
+  return review ? { review } : {};
 }
 
 function requireAbsolute(cwd: unknown): asserts cwd is string {

@@ -23,6 +23,7 @@ import type { HermesError } from "../shared/errors.js";
 import type { ResolvedToolset } from "../tools/toolsets.js";
 import { isReasoningEffort, supportsReasoningEffort, type ReasoningEffort } from "../llm/catalog.js";
 import { contentText } from "../shared/content-text.js";
+import { BackgroundReviewer, ReviewCadence, type ReviewSettings } from "./background-review.js";
 
 /** How long closing a session waits for its queued writes (a locked state.db) before giving up on them. */
 const DISPOSE_SETTLE_MS = 1500;
@@ -59,6 +60,8 @@ export interface SessionParts {
    * `prompt` rejects with it. Asked at every prompt; undefined once the problem is fixed.
    */
   unusable?: () => HermesError | undefined;
+  /** When set, a background review may follow a turn (see background-review.ts); fixed for the session. */
+  review?: ReviewSettings;
 }
 
 export interface PromptResult extends TurnResult {
@@ -93,6 +96,8 @@ export class AgentSession {
   private parts: SessionParts;
   /** What the model is sent of `history` (compressed past the threshold; history stays whole). */
   private readonly context: ContextCompressor;
+  private readonly cadence: ReviewCadence | undefined;
+  private readonly reviewer = new BackgroundReviewer();
 
   constructor(parts: SessionParts) {
     this.parts = parts;
@@ -102,6 +107,7 @@ export class AgentSession {
     this.title = parts.title ?? null;
     this.systemPrompt = parts.systemPrompt;
     this.approvals = new SessionApprovals({ cwd: parts.cwd, ...parts.approvalSettings });
+    this.cadence = parts.review ? new ReviewCadence(parts.review) : undefined;
     this.context = createSessionCompressor({
       config: parts.config,
       model: () => this.model,
@@ -186,6 +192,7 @@ export class AgentSession {
 
   /** Releases what the session's tools hold (background processes, shells, MCP servers). Never throws. */
   async dispose(): Promise<void> {
+    this.reviewer.cancel("the session closed");
     await Promise.allSettled([this.toolState.dispose(), this.parts.mcp?.dispose(), this.parts.recorder.close(DISPOSE_SETTLE_MS)]);
   }
 
@@ -228,7 +235,12 @@ export class AgentSession {
     const { config, resolved, recorder } = this.parts;
     const unusable = this.parts.unusable?.();
     if (unusable) throw unusable;
+    // A review still running gives way to the user's turn (Hermes' foreground priority); what it saved is told first.
+    this.reviewer.cancel("a new turn started");
+    const notice = this.reviewer.takeNotice();
+    if (notice) options.ports?.notifyUser?.(notice);
     const approvals = this.approvals;
+    const turnStart = this.history.length;
     // MCP servers still starting get a bounded wait, so their tools are there for the first model call.
     await this.parts.mcp?.beforeTurn(options.signal);
     const ports: ToolPorts = { ...this.parts.ports, ...options.ports, ...this.approvals.ports(options.asker, options.signal) };
@@ -289,6 +301,7 @@ export class AgentSession {
     await recorder.settle();
     const saveError = recorder.takeFailure();
     const storeDamage = recorder.takeDamage();
+    this.maybeReview(turnStart, result);
     return { ...result, ...(title ? { title } : {}), ...(saveError ? { saveError } : {}), ...(storeDamage ? { storeDamage } : {}) };
   }
 
@@ -335,6 +348,45 @@ export class AgentSession {
     this.history.length = 0;
     this.parts.recorder.append(resetMarker());
     resetReadDedup(this.toolState);
+  }
+
+  /** Resolves once no background review is scheduled or running. Never rejects. */
+  backgroundReview(): Promise<void> {
+    return this.reviewer.idle();
+  }
+
+  /** Counts the turn that began at `turnStart` and schedules the reviews it made due. Never throws. */
+  private maybeReview(turnStart: number, result: TurnResult): void {
+    if (!this.cadence) return;
+    const added = this.history.slice(turnStart);
+    const iterations = added.flatMap((message) => (message.role === "assistant" && message.tool_calls?.length ? [message.tool_calls.map((call) => call.function.name)] : []));
+    const last = added.at(-1);
+    const answered = result.stopReason === "end_turn" && last?.role === "assistant" && typeof last.content === "string" && last.content.trim() !== "" && !last.tool_calls?.length;
+    const names = new Set(this.parts.tools.names());
+    const kinds = this.cadence.afterTurn({ iterations, answered, available: { memory: names.has("memory"), skills: names.has("skill_manage") } });
+    if (!kinds) return;
+    const { config, resolved, recorder } = this.parts;
+    const approvals = this.approvals;
+    this.reviewer.schedule({
+      kinds,
+      provider: this.parts.provider,
+      model: resolved.model,
+      providerLabel: resolved.provider,
+      systemPrompt: this.systemPrompt,
+      tools: this.parts.tools,
+      conversation: this.context.view(this.history),
+      toolContext: {
+        sessionId: this.id,
+        cwd: this.cwd,
+        hermesHome: this.parts.hermesHome,
+        config,
+        get sandbox() {
+          return sandboxSettings(config, approvals.mode === "plan");
+        },
+      },
+      ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
+      onUsage: (usage) => recorder.addUsage({ input: usage.inputTokens, output: usage.outputTokens, reasoning: usage.reasoningTokens ?? 0 }),
+    });
   }
 
   private firstTitle(): string | undefined {

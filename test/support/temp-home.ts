@@ -8,7 +8,11 @@ export interface TempHome {
   /** A separate folder to use as the session's working directory. */
   workspace: string;
   writeConfig(yaml: string): void;
-  /** Environment for a child process: HERMES_HOME set, provider keys from the parent removed. */
+  /**
+   * Environment for a child process: HERMES_HOME set, provider keys from the parent removed,
+   * background reviews off (they would take scripted answers meant for the test; pass
+   * `HERMES_BACKGROUND_REVIEW: ""` to let config.yaml decide).
+   */
   env(extra?: Record<string, string>): NodeJS.ProcessEnv;
   cleanup(): void;
 }
@@ -32,7 +36,7 @@ export function createTempHome(options: { baseUrl?: string; model?: string } = {
     env(extra = {}) {
       const env: NodeJS.ProcessEnv = {};
       for (const [key, value] of Object.entries(process.env)) if (!PROVIDER_ENV.test(key)) env[key] = value;
-      return { ...env, HERMES_HOME: home, ...extra };
+      return { ...env, HERMES_HOME: home, HERMES_BACKGROUND_REVIEW: "off", ...extra };
     },
     cleanup() {
       rmSync(root, { recursive: true, force: true });
