@@ -3,12 +3,12 @@
  * (the agent's notes) and `USER.md` (the user's profile), each a list of entries joined by a line
  * holding `§` — the same files, format and limits Python Hermes uses, so both share one memory.
  *
- * A write holds `<file>.acp-lock` (an exclusive lock file shared by hermes-acp processes; Python
- * Hermes' flock is not reachable from Node, so between the two the re-read just before writing
- * is what keeps the window small), re-reads the file (another session or Hermes may have written
- * it), is checked
- * against the target's character budget as a whole, and replace the file atomically (temp file +
- * rename), so a reader sees the old or the new file, never half of one. A file that does not
+ * A write holds Python Hermes' lock — flock(2) on `<file>.lock`, taken through util-linux `flock`
+ * (src/shared/flock.ts) — and then `<file>.acp-lock` (an exclusive lock file between hermes-acp
+ * processes, which is all there is where no `flock` program exists), re-reads the file (another
+ * session or Hermes may have written it), is checked against the target's character budget as a
+ * whole, and replaces the file atomically (temp file + rename), so a reader sees the old or the
+ * new file, never half of one. A file that does not
  * round-trip through the entry format (edited by hand, appended by a shell) is never rewritten by
  * a replace or remove: it is copied to `<file>.bak.<time>` and the write is refused.
  *
@@ -17,6 +17,7 @@
  */
 import { closeSync, constants, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { FlockBusyError, holdFlock } from "../../shared/flock.js";
 import { findThreat } from "./threats.js";
 
 export type MemoryTarget = "memory" | "user";
@@ -67,12 +68,18 @@ export class MemoryFiles {
    * free room and add in one call). An add of an existing entry is skipped; replace and remove
    * name their entry by a unique substring (`old_text`).
    */
-  apply(target: MemoryTarget, operations: readonly MemoryOperation[]): MemoryResult {
+  async apply(target: MemoryTarget, operations: readonly MemoryOperation[]): Promise<MemoryResult> {
+    let release: (() => void) | undefined;
     try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      release = await holdFlock(`${this.path(target)}.lock`, LOCK_WAIT_MS);
       return this.withLock(target, () => this.applyLocked(target, operations));
     } catch (error) {
+      if (error instanceof FlockBusyError) return { ok: false, error: `memory is busy (${error.path} is held by another program, e.g. Python Hermes); retry the call`, target, used: 0, limit: this.limit(target) };
       if (error instanceof MemoryReadError) return { ok: false, error: error.message, target, used: 0, limit: this.limit(target) };
       throw error;
+    } finally {
+      release?.();
     }
   }
 
@@ -102,7 +109,8 @@ export class MemoryFiles {
         return this.failure(target, batchError(operations, `${at}: needs old_text — a short unique substring of the entry to ${op.action}. Reissue it with old_text set to part of one of the current_entries.`));
       }
       if (op.action === "replace" && !content) return this.failure(target, batchError(operations, `${at}: content is required (use remove to delete an entry).`));
-      const matches = working.flatMap((entry, position) => (entry.includes(oldText) ? [position] : []));
+      // A blocked entry is named by its placeholder (the model never sees its text).
+      const matches = working.flatMap((entry, position) => (entry.includes(oldText) || (displayEntry(entry) !== entry && displayEntry(entry).includes(oldText)) ? [position] : []));
       if (matches.length === 0) return this.failure(target, batchError(operations, `${at}: no entry matched '${oldText}'. Check current_entries and retry with text from the entry.`));
       if (new Set(matches.map((position) => working[position])).size > 1) {
         return { ...this.failure(target, batchError(operations, `${at}: '${oldText}' matched several entries; be more specific.`)), matches: matches.map((position) => preview(displayEntry(working[position]!))) };
@@ -246,7 +254,7 @@ function drifted(raw: string, limit: number): boolean {
 /** An entry as the model may see it again: one that looks like an injection is shown blocked. */
 export function displayEntry(entry: string): string {
   const threat = findThreat(entry);
-  return threat ? `[BLOCKED: ${threat} Remove it with memory(action="remove").]` : entry;
+  return threat ? `[BLOCKED: ${threat} Remove it with memory(action="remove") and old_text set to part of this notice.]` : entry;
 }
 
 function preview(entry: string): string {

@@ -97,7 +97,7 @@ export const memoryTool = defineTool({
         : [];
     let result: MemoryResult;
     try {
-      result = memoryFilesFor(ctx).apply(target, operations);
+      result = await memoryFilesFor(ctx).apply(target, operations);
     } catch (error) {
       return { content: JSON.stringify({ success: false, error: (error as Error).message }), isError: true };
     }
