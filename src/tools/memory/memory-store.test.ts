@@ -111,7 +111,7 @@ describe("MemoryFiles against what other programs leave", () => {
   it("takes Python Hermes' flock on MEMORY.md.lock: a write Hermes is making under it is never lost", async () => {
     if (!hasFlock()) {
       if (process.env.CI) throw new Error("the flock program (util-linux) is required in CI");
-      console.warn("skipped: no flock program on this machine");
+      process.stderr.write("skipping the flock interop test: no flock program on this machine\n");
       return;
     }
     mkdirSync(dir, { recursive: true });
