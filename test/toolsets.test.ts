@@ -57,6 +57,6 @@ describe("toolsets on /reset", () => {
     llm.push({ text: "ok" });
     await agent!.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
     const offered = (llm.requests.at(-1)!.body.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
-    expect(offered).toEqual(["read_file", "write_file", "patch", "search_files", "todo", "session_search"]);
+    expect(offered).toEqual(["read_file", "write_file", "patch", "search_files", "skills_list", "skill_view", "skill_manage", "todo", "session_search"]);
   });
 });

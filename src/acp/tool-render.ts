@@ -6,6 +6,9 @@ import { processRenderer } from "./render/process.js";
 import { readFileRenderer } from "./render/read-file.js";
 import { searchFilesRenderer } from "./render/search-files.js";
 import { sessionSearchRenderer } from "./render/session-search.js";
+import { skillsListRenderer } from "./render/skill-list.js";
+import { skillManageRenderer } from "./render/skill-manage.js";
+import { skillViewRenderer } from "./render/skill-view.js";
 import { terminalProgress, terminalRenderer } from "./render/terminal.js";
 import { textContent, truncate } from "./render/text.js";
 import { todoRenderer } from "./render/todo.js";
@@ -37,6 +40,9 @@ const RENDERERS: { [N in DetailedToolName]: ToolRenderer<N> } = {
   process: processRenderer,
   todo: todoRenderer,
   session_search: sessionSearchRenderer,
+  skills_list: skillsListRenderer,
+  skill_view: skillViewRenderer,
+  skill_manage: skillManageRenderer,
 };
 
 const PROGRESS_RENDERERS: { [N in keyof ToolProgressMap]: ProgressRenderer<N> } = { terminal: terminalProgress };
@@ -90,6 +96,7 @@ export function toolEndUpdate(event: ToolEnd): SessionUpdate {
       toolCallId: event.callId,
       status: (completion.failed ?? event.isError) ? "failed" : "completed",
       content: completion.content,
+      ...(completion.locations ? { locations: completion.locations.map((location) => ({ ...location })) } : {}),
     };
   } catch {
     return {

@@ -1,7 +1,8 @@
 /**
  * The session's system prompt (Hermes' `prompt_builder`), pure: identity, tool-use guidance,
- * project context, environment. Built once per session and stored; sent byte for byte on every
- * call so provider prompt caches hit. File discovery lives in `runtime/project-context.ts`.
+ * the skills index and memory, project context, environment. Built once per session and stored;
+ * sent byte for byte on every call so provider prompt caches hit. File discovery lives in
+ * `runtime/project-context.ts`.
  */
 
 export const DEFAULT_IDENTITY =
@@ -46,6 +47,11 @@ export interface ProjectContextFile {
 export interface SystemPromptInput {
   /** Replaces the default identity (the contents of `$HERMES_HOME/SOUL.md`). */
   identity?: string;
+  /**
+   * The `## Skills` index (guidance and the skills by category, descriptions only), when the
+   * session has skill_view and there are skills. Placed before memory, as Hermes does.
+   */
+  skills?: string;
   /** The `# Memory` section (guidance and the frozen snapshot of MEMORY.md / USER.md), when the session has memory. */
   memory?: string;
   /** The project context files that loaded (one kind only; see `runtime/project-context.ts`). */
@@ -71,6 +77,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   const identity = capWithMarker(input.identity?.trim() || DEFAULT_IDENTITY, IDENTITY_MAX_CHARS, "SOUL.md", undefined);
   const sections = [identity, TOOL_GUIDANCE];
   if (ENFORCED_MODELS.test(input.model)) sections.push(TOOL_ENFORCEMENT);
+  if (input.skills) sections.push(input.skills);
   if (input.memory) sections.push(input.memory);
   const context = renderProjectContext(input.projectContext ?? [], input.projectContextMaxChars ?? PROJECT_CONTEXT_MAX_CHARS);
   if (context) sections.push(context);

@@ -43,7 +43,7 @@ export function sessionMarkdown(session: SessionRecord, rows: readonly MessageRo
     ["ID", `\`${session.id}\``],
     ["Directory", session.cwd],
     ["Model", session.model ? `${session.model}${session.provider ? ` (${session.provider})` : ""}` : null],
-    ["Source", session.source],
+    ["Source", session.origin === "hermes" ? `${session.source} (Python Hermes' history, read-only)` : session.source],
     ["Started", formatLocalTime(session.startedAt)],
     ["Last active", formatLocalTime(session.lastActiveAt)],
     ["Messages", String(rows.length)],

@@ -8,8 +8,9 @@ import { bootstrap } from "./bootstrap.js";
 import { formatLocalTime, sessionJson, sessionMarkdown } from "./session-export.js";
 
 export const SESSIONS_USAGE = `Usage:
-  hermes sessions list [--cwd DIR] [--limit N] [--json]   stored sessions, most recent first (50 by default)
-  hermes sessions search "query" [--limit N] [--json]     full-text search, one result per session (10 at most)
+  hermes sessions list [--cwd DIR] [--limit N] [--json]   stored sessions, most recent first (50 by default),
+                                                          Python Hermes' own (read-only) among them
+  hermes sessions search "query" [--limit N] [--json]     full-text search, one result per conversation (10 at most)
   hermes sessions export ID [--json]                      a session as a Markdown transcript (or JSON)
   hermes sessions delete ID                               delete a session and its messages
   hermes sessions repair [--salvage]                      check state.db and rebuild its search index;
@@ -24,7 +25,8 @@ const MAX_SEARCH_LIMIT = 10;
 class UsageError extends Error {}
 
 /**
- * `hermes sessions …` over `$HERMES_HOME/state.db`. Results go to stdout, errors to stderr.
+ * `hermes sessions …` over `$HERMES_HOME/state.db` (list, search and export also read Python
+ * Hermes' sessions there, never changing them). Results go to stdout, errors to stderr.
  * Exit 0 on success, 1 when a session does not exist or the database fails, 2 for a bad command
  * line. Never creates state.db: without one there are simply no sessions.
  */
@@ -67,17 +69,7 @@ function list(store: SessionDirectory, argv: string[]): number {
   const { values } = parseArgs({ args: argv, options: { cwd: { type: "string" }, limit: { type: "string" }, json: { type: "boolean" } }, strict: true });
   const limit = positiveInt(values.limit, "--limit") ?? DEFAULT_LIST_LIMIT;
   const cwd = values.cwd === undefined ? undefined : resolve(values.cwd);
-  const sessions: SessionSummary[] = [];
-  let more = false;
-  {
-    let cursor: string | undefined;
-    do {
-      const page = store.list({ limit: Math.min(1000, limit - sessions.length), ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}) });
-      sessions.push(...page.sessions);
-      cursor = page.nextCursor;
-    } while (cursor && sessions.length < limit);
-    more = cursor !== undefined;
-  }
+  const { sessions, more } = store.listWithHermes({ limit, ...(cwd ? { cwd } : {}) });
   if (values.json) {
     write(JSON.stringify({ sessions: sessions.map(summaryJson), more }, null, 2));
     return 0;
@@ -89,7 +81,8 @@ function list(store: SessionDirectory, argv: string[]): number {
   const width = Math.max(...sessions.map((session) => session.id.length));
   for (const session of sessions) {
     const count = `${session.messageCount} msg${session.messageCount === 1 ? "" : "s"}`.padStart(9);
-    write(`${session.id.padEnd(width)}  ${formatLocalTime(session.lastActiveAt)}  ${count}  ${session.title?.trim() || "(untitled)"}${session.cwd ? `  [${session.cwd}]` : ""}`);
+    const origin = session.origin === "hermes" ? `  (${sourceLabel(session.source, session.origin)})` : "";
+    write(`${session.id.padEnd(width)}  ${formatLocalTime(session.lastActiveAt)}  ${count}  ${session.title?.trim() || "(untitled)"}${session.cwd ? `  [${session.cwd}]` : ""}${origin}`);
   }
   if (more) write(`… more sessions; raise --limit (now ${limit}) to see them.`);
   return 0;
@@ -114,7 +107,7 @@ function search(store: SessionDirectory, argv: string[]): number {
   hits.forEach((hit, index) => {
     if (index > 0) write("");
     write(`${index + 1}. ${hit.title?.trim() || hit.preview || "(untitled)"}  (${hit.sessionId})`);
-    write(`   ${[formatLocalTime(hit.when), hit.source, hit.cwd].filter(Boolean).join(" · ")}`);
+    write(`   ${[formatLocalTime(hit.when), sourceLabel(hit.source, hit.origin), hit.cwd].filter(Boolean).join(" · ")}`);
     write(`   ${hit.snippet.replace(/\s+/g, " ").replace(/>>>(.*?)<<</g, (_, match: string) => bold(match))}`);
   });
   return 0;
@@ -123,9 +116,9 @@ function search(store: SessionDirectory, argv: string[]): number {
 function exportSession(store: SessionDirectory, argv: string[]): number {
   const { values, positionals } = parseArgs({ args: argv, options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
   const id = singleId(positionals, "export");
-  const session = store.get(id);
-  if (!session) return noSuchSession(id);
-  const rows = store.messageRows(id);
+  const found = store.exportable(id);
+  if (!found) return noSuchSession(id);
+  const { session, rows } = found;
   write(values.json ? JSON.stringify(sessionJson(session, rows), null, 2) : sessionMarkdown(session, rows).trimEnd());
   return 0;
 }
@@ -133,6 +126,10 @@ function exportSession(store: SessionDirectory, argv: string[]): number {
 function deleteSession(store: SessionDirectory, argv: string[]): number {
   const { positionals } = parseArgs({ args: argv, options: {}, allowPositionals: true, strict: true });
   const id = singleId(positionals, "delete");
+  if (store.isHermesSession(id)) {
+    process.stderr.write(`hermes sessions: session '${id}' is Python Hermes' (its state.db is only read here); delete it with Hermes itself\n`);
+    return 1;
+  }
   const session = store.get(id);
   if (!session || !store.delete(id)) return noSuchSession(id);
   const title = session.title?.trim() ? ` "${session.title.trim()}"` : "";
@@ -173,6 +170,11 @@ function repair(store: SessionDirectory, argv: string[]): number {
   process.stderr.write(`hermes sessions: the tables themselves are damaged (${problems(report.after)}); the file was left as it is.\n`);
   process.stderr.write(`\`hermes sessions repair --salvage\` copies every readable session and message into a new ${path} and keeps the damaged file beside it.\n`);
   return 1;
+}
+
+/** A source as listed: Python Hermes' sessions say where they are kept. */
+function sourceLabel(source: string, origin: SessionSummary["origin"]): string {
+  return origin === "hermes" ? `Hermes ${source}` : source;
 }
 
 function noSuchSession(id: string): number {

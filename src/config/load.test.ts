@@ -38,7 +38,7 @@ describe("loadConfig", () => {
     expect(config.model).toEqual({ default: "anthropic/claude-sonnet-4", provider: "openrouter" });
     expect(config.agent.max_turns).toBe(12);
     expect(config.approvals.timeout).toBe(300);
-    expect(config.web).toEqual({ backend: "firecrawl" });
+    expect(config.web).toMatchObject({ backend: "firecrawl" });
   });
 
   it("reports a YAML syntax error with the file, line and column", () => {

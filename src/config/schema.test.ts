@@ -18,7 +18,10 @@ describe("configSchema", () => {
       providers: {},
       mcp_servers: {},
       platform_toolsets: {},
-      memory: { memory_enabled: true, user_profile_enabled: true, memory_char_limit: 2200, user_char_limit: 1375 },
+      memory: { memory_enabled: true, user_profile_enabled: true, memory_char_limit: 2200, user_char_limit: 1375, nudge_interval: 10 },
+      skills: { external_dirs: [], disabled: [], platform_disabled: {}, trusted_project_dirs: [], project_discovery: true, creation_nudge_interval: 15 },
+      auxiliary: { background_review: { enabled: true } },
+      web: { allow_private_urls: false, blocked_domains: [] },
       command_allowlist: [],
     });
   });
@@ -39,7 +42,12 @@ describe("configSchema", () => {
     expect(config.agent).toEqual({ max_turns: 10, api_max_retries: 3, disabled_toolsets: [], custom_flag: true });
     expect(config.terminal.timeout).toBe(180);
     expect(config.toolsets).toEqual(["hermes-acp"]);
-    expect(config.memory).toEqual({ memory_enabled: true, user_profile_enabled: true, memory_char_limit: 2200, user_char_limit: 1375 });
+    expect(config.memory).toEqual({ memory_enabled: true, user_profile_enabled: true, memory_char_limit: 2200, user_char_limit: 1375, nudge_interval: 10 });
+  });
+
+  it("reads skills: with Hermes' spellings (a single string, a JSON-array string, unknown keys kept)", () => {
+    const skills = configSchema.parse({ skills: { external_dirs: "~/team-skills", disabled: '["a", "b"]', platform_disabled: { acp: ["c"] }, config: { x: 1 } } }).skills;
+    expect(skills).toMatchObject({ external_dirs: ["~/team-skills"], disabled: ["a", "b"], platform_disabled: { acp: ["c"] }, project_discovery: true, config: { x: 1 } });
   });
 
   it("accepts model as a string and model.model as an alias of model.default", () => {

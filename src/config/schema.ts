@@ -10,6 +10,27 @@ import { z } from "zod";
 /** Treats YAML `null` (a key with no value) as absent, so defaults apply. */
 const orAbsent = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === null ? undefined : value), schema);
 
+/**
+ * A list of names or paths as Hermes accepts it: a YAML list, one string, or a list written as a
+ * JSON string (`hermes config set` stores `'["a","b"]'`); absent or null is empty.
+ */
+const stringList = z.preprocess((value) => {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === "string") {
+    const text = value.trim();
+    if (text.startsWith("[")) {
+      try {
+        const parsed: unknown = JSON.parse(text.replace(/'/g, '"'));
+        if (Array.isArray(parsed)) return parsed.map(String);
+      } catch {
+        // one name that happens to start with "["
+      }
+    }
+    return [value];
+  }
+  return Array.isArray(value) ? value.map(String) : value;
+}, z.array(z.string()).default([]));
+
 const count = (fallback: number) => z.number().int().min(1).default(fallback);
 const seconds = (fallback: number) => z.number().positive().default(fallback);
 
@@ -113,6 +134,15 @@ const providerEntry = z.looseObject({
   api_mode: z.string().min(1).optional(),
 });
 
+/** One `auxiliary.<task>` entry: which model does the side task (Hermes' keys). */
+const auxiliaryTask = z.looseObject({
+  provider: z.string().min(1).default("auto"),
+  model: z.string().min(1).optional(),
+  base_url: z.string().min(1).optional(),
+  api_key: z.string().min(1).optional(),
+  api_mode: z.string().min(1).optional(),
+});
+
 export const configSchema = z.looseObject({
   model: modelSection,
   agent: orAbsent(agentSection),
@@ -141,11 +171,56 @@ export const configSchema = z.looseObject({
   /**
    * Side tasks that may use another model (Hermes' `auxiliary`). `background_review.enabled`
    * switches the review after turns that saves memories and skills (on, as in Hermes).
+   * `vision` / `web_extract` name the model for image questions and page summaries (absent or
+   * `provider: auto` without a model: the session's model).
    */
   auxiliary: orAbsent(
     z
       .looseObject({
         background_review: orAbsent(z.looseObject({ enabled: z.boolean().default(true) }).prefault({})),
+        vision: orAbsent(auxiliaryTask.optional()),
+        web_extract: orAbsent(auxiliaryTask.optional()),
+      })
+      .prefault({}),
+  ),
+  /**
+   * The skills toolset and the `## Skills` index (Hermes' `skills:` keys and defaults): extra
+   * read-only skill folders, skills turned off (everywhere, or for this agent under
+   * `platform_disabled.acp`), and the project roots whose `.hermes/skills` / `.agents/skills`
+   * load (`trusted_project_dirs`; `project_discovery: false` turns project skills off).
+   */
+  skills: orAbsent(
+    z
+      .looseObject({
+        external_dirs: stringList,
+        disabled: stringList,
+        platform_disabled: orAbsent(z.record(z.string(), stringList).default({})),
+        trusted_project_dirs: stringList,
+        project_discovery: z.boolean().default(true),
+        /** Tool-calling steps between background skill reviews (Hermes' shipped default 15); 0 = never. */
+        creation_nudge_interval: z.number().int().min(0).default(15),
+      })
+      .prefault({}),
+  ),
+  /**
+   * The web toolset (`web_search`, `web_extract`; see `src/tools/web/`). `backend` picks the
+   * search/extract service (`firecrawl`, `parallel`, `tavily`, `exa`, `searxng`; absent = the first
+   * whose key or URL is set, in Hermes' order). `*_api_url` replace a service's base URL (self-hosted
+   * Firecrawl, proxies); `searxng_url` is the self-hosted SearXNG instance. `allow_private_urls`
+   * lets pages on private/loopback addresses be fetched (cloud-metadata addresses never are);
+   * `blocked_domains` are refused with their subdomains.
+   */
+  web: orAbsent(
+    z
+      .looseObject({
+        backend: z.string().trim().toLowerCase().optional(),
+        searxng_url: z.string().min(1).optional(),
+        firecrawl_api_url: z.string().min(1).optional(),
+        parallel_api_url: z.string().min(1).optional(),
+        tavily_api_url: z.string().min(1).optional(),
+        exa_api_url: z.string().min(1).optional(),
+        allow_private_urls: z.boolean().default(false),
+        blocked_domains: stringList,
       })
       .prefault({}),
   ),

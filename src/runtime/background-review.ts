@@ -27,8 +27,6 @@ import { REVIEW_PROMPTS } from "./background-review-prompts.js";
 export const REVIEW_TOOLS: ReadonlySet<string> = new Set(["memory", "skills_list", "skill_view", "skill_manage"]);
 /** Tool-calling iterations one review may take (Hermes' `_REVIEW_MAX_ITERATIONS`). */
 export const REVIEW_MAX_ITERATIONS = 16;
-/** Hermes' default for `skills.creation_nudge_interval` (its shipped config). */
-export const DEFAULT_SKILL_NUDGE_INTERVAL = 15;
 
 export interface ReviewSettings {
   /** User turns between memory reviews; 0 = never. */
@@ -49,8 +47,7 @@ export interface ReviewKinds {
 export function reviewSettings(config: HermesConfig, env: NodeJS.ProcessEnv): ReviewSettings | undefined {
   if (/^(off|0|false|no)$/i.test(env.HERMES_BACKGROUND_REVIEW?.trim() ?? "")) return undefined;
   if (!config.auxiliary.background_review.enabled) return undefined;
-  const skills = (config as { skills?: { creation_nudge_interval?: unknown } }).skills;
-  const skillInterval = nonNegative(skills?.creation_nudge_interval, DEFAULT_SKILL_NUDGE_INTERVAL);
+  const skillInterval = config.skills.creation_nudge_interval;
   const memoryInterval = config.memory.nudge_interval;
   if (memoryInterval === 0 && skillInterval === 0) return undefined;
   return { memoryInterval, skillInterval };
@@ -257,8 +254,4 @@ function parseArgs(text: string): unknown {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function nonNegative(value: unknown, fallback: number): number {
-  return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : fallback;
 }

@@ -4,6 +4,7 @@ import type { ToolOutcome } from "../agent/loop.js";
 import { repairToolPairs } from "../agent/history-repair.js";
 import type { ChatMessage } from "../llm/types.js";
 import { repairDatabase, salvageDatabase, type CheckResult, type RepairReport, type SalvageReport } from "../store/integrity.js";
+import { mergeHits, mergeSummaries } from "../store/history-merge.js";
 import type { SearchOptions, SearchResult } from "../store/search.js";
 import { loadSqlite } from "../store/sqlite.js";
 import type { StateStore } from "../store/state-store.js";
@@ -49,9 +50,54 @@ export class SessionDirectory {
     return this.store?.deleteSession(id) ?? false;
   }
 
-  /** Full-text search, one hit per session (see store/search.ts). */
+  /**
+   * Full-text search, one hit per conversation (see store/search.ts), over hermes-acp's sessions
+   * and, when state.db is Python Hermes', its sessions too (read-only, `origin: "hermes"`; merged
+   * as store/history-merge.ts says). `strategy` is that of hermes-acp's own database.
+   */
   search(options: SearchOptions): SearchResult {
-    return this.store ? this.store.searchMessages(options) : { strategy: "none", hits: [] };
+    if (!this.store) return { strategy: "none", hits: [] };
+    const own = this.store.searchMessages(options);
+    const foreign = this.store.hermesHistory()?.search(options) ?? [];
+    const limit = Math.min(10, Math.max(1, Math.floor(options.limit ?? 3)));
+    return { strategy: own.strategy, hits: mergeHits(own.hits, foreign, options.sort ?? "relevance", limit) };
+  }
+
+  /**
+   * `hermes sessions list`: hermes-acp's sessions and Python Hermes' visible ones (read-only,
+   * `origin: "hermes"`, hidden sources left out), most recently active first, at most `limit`;
+   * `cwd` keeps sessions of that real folder. `more` when others were left out. (`list`, which the
+   * editor pages through and can load, stays hermes-acp's own.)
+   */
+  listWithHermes(options: { limit: number; cwd?: string }): { sessions: SessionSummary[]; more: boolean } {
+    if (!this.store) return { sessions: [], more: false };
+    const own: SessionSummary[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = this.store.listSessions({ limit: Math.min(1000, options.limit - own.length), ...(options.cwd ? { cwd: options.cwd } : {}), ...(cursor ? { cursor } : {}) });
+      own.push(...page.sessions);
+      cursor = page.nextCursor;
+    } while (cursor && own.length < options.limit);
+    const foreign = this.store.hermesHistory()?.listSessions(options) ?? { sessions: [], more: false };
+    const sessions = mergeSummaries(own, foreign.sessions, options.limit);
+    return { sessions, more: cursor !== undefined || foreign.more || own.length + foreign.sessions.length > sessions.length };
+  }
+
+  /**
+   * A session and every stored message of it, for export: hermes-acp's own first, then Python
+   * Hermes' (its visible messages; the record has `origin: "hermes"`). Undefined when neither has it.
+   */
+  exportable(id: string): { session: SessionRecord; rows: MessageRow[] } | undefined {
+    const own = this.store?.getSession(id);
+    if (own) return { session: own, rows: this.messageRows(id) };
+    const history = this.store?.hermesHistory();
+    const foreign = history?.getSession(id);
+    return history && foreign ? { session: foreign, rows: history.messageRows(id) } : undefined;
+  }
+
+  /** True when `id` is a session of Python Hermes' state.db (which hermes-acp never changes). */
+  isHermesSession(id: string): boolean {
+    return this.store?.getSession(id) === undefined && this.store?.hermesHistory()?.getSession(id) !== undefined;
   }
 
   /**

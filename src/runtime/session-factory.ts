@@ -10,7 +10,9 @@ import { ToolRegistry } from "../tools/registry.js";
 import { memoryFilesFor } from "../tools/memory/memory.js";
 import { memorySnapshot } from "../tools/memory/snapshot.js";
 import { restoreTodosFromHistory } from "../tools/todo/restore.js";
-import { resolveToolset, type ResolvedToolset } from "../tools/toolsets.js";
+import { skillLibraryFor } from "../tools/skills/skill-library.js";
+import { skillsIndexSection } from "../tools/skills/skills-index.js";
+import { resolveToolset, TOOLSETS, type ResolvedToolset } from "../tools/toolsets.js";
 import type { StateStore } from "../store/state-store.js";
 import type { SessionRecord } from "../store/types.js";
 import { hideCredentialsFromCommands, type ConfigSource } from "./config-source.js";
@@ -18,6 +20,7 @@ import { resolveMcpServers, type McpServerInput } from "./mcp/server-spec.js";
 import { SessionMcp } from "./mcp/session-mcp.js";
 import { SessionRecorder } from "./recorder.js";
 import type { SessionDirectory, TranscriptEntry } from "./session-directory.js";
+import { createAuxiliaryPort } from "./auxiliary-port.js";
 import { reviewSettings, type ReviewSettings } from "./background-review.js";
 import { createSessionSearchPort } from "./session-search-port.js";
 import { AgentSession } from "./session.js";
@@ -227,7 +230,18 @@ export class SessionFactory {
     const provider = input.provider ?? (await this.config.provider(resolved, config));
     const mcp = new SessionMcp({ cwd: input.cwd, env: this.config.env, tools });
     mcp.start(this.mcpSpecs(input.mcpServers, config, toolset));
-    const session = new AgentSession({
+    // The auxiliary port follows the session's model as it is switched; it is only asked during turns.
+    const current = (): AgentSession => {
+      if (!session) throw new Error("auxiliary model asked before the session exists");
+      return session;
+    };
+    const auxiliaryModel = createAuxiliaryPort({
+      config,
+      session: () => ({ resolved: current().resolved, provider: current().modelProvider }),
+      resolveModel: (value, on) => this.config.resolveModel(value, on, config),
+      provider: (endpoint) => this.config.provider(endpoint, config),
+    });
+    const session: AgentSession = new AgentSession({
       id: input.id,
       cwd: input.cwd,
       config,
@@ -241,7 +255,7 @@ export class SessionFactory {
       ...(this.contextWindowLookup ? { contextWindowLookup: this.contextWindowLookup } : {}),
       hermesHome: this.paths.home,
       recorder: new SessionRecorder(this.store, meta),
-      ports: { sessionSearch: createSessionSearchPort(this.store, input.id) },
+      ports: { sessionSearch: createSessionSearchPort(this.store, input.id), auxiliaryModel },
       ...(input.history ? { history: input.history } : {}),
       ...(input.title !== undefined ? { title: input.title } : {}),
       ...(input.unusable ? { unusable: input.unusable } : {}),
@@ -258,11 +272,12 @@ export class SessionFactory {
   }
 
   /**
-   * A session's system prompt, built once (SOUL.md, the memory snapshot when its toolsets include
-   * memory, project context of `cwd`, environment).
+   * A session's system prompt, built once (SOUL.md, the skills index when its toolsets include
+   * skill_view, the memory snapshot when they include memory, project context of `cwd`, environment).
    */
   private systemPrompt(config: HermesConfig, resolved: ResolvedProvider, cwd: string, startedAt: Date): Promise<string> {
     const memory = this.memorySection(config);
+    const skills = this.skillsSection(config, cwd);
     return buildSessionSystemPrompt({
       soulFile: this.paths.soulFile,
       cwd,
@@ -271,6 +286,7 @@ export class SessionFactory {
       startedAt,
       contextWindow: sessionContextWindow(config, resolved.provider, resolved.model, this.contextWindowLookup),
       ...(memory ? { memory } : {}),
+      ...(skills ? { skills } : {}),
     });
   }
 
@@ -290,6 +306,18 @@ export class SessionFactory {
     const targets = [...(config.memory.memory_enabled ? (["memory"] as const) : []), ...(config.memory.user_profile_enabled ? (["user"] as const) : [])];
     if (targets.length === 0) return undefined;
     return memorySnapshot(memoryFilesFor({ hermesHome: this.paths.home, config }), targets);
+  }
+
+  /**
+   * The `## Skills` index of the skills `cwd`'s session can see (Hermes' skills section), when its
+   * tools include `skill_view`; undefined without skills. Read once, with the rest of the prompt.
+   */
+  private skillsSection(config: HermesConfig, cwd: string): string | undefined {
+    const tools = new Set(this.toolsetFor(config).tools.map((tool) => tool.name));
+    if (!tools.has("skill_view")) return undefined;
+    const library = skillLibraryFor({ hermesHome: this.paths.home, cwd, config, env: this.config.env });
+    const toolsets = new Set(Object.keys(TOOLSETS).filter((name) => TOOLSETS[name]?.tools?.some((tool) => tools.has(tool))));
+    return skillsIndexSection(library.entries(), { categoryDescriptions: library.categoryDescriptions(), availableTools: tools, availableToolsets: toolsets });
   }
 
   /** The editor's servers merged with config.yaml's; unusable config entries are logged and skipped. */

@@ -15,6 +15,8 @@ export interface SessionPromptInput {
   contextWindow: number;
   /** The `# Memory` section, when the session's toolsets include memory. */
   memory?: string;
+  /** The `## Skills` index, when the session's toolsets include skill_view and there are skills. */
+  skills?: string;
 }
 
 /**
@@ -28,6 +30,7 @@ export async function buildSessionSystemPrompt(input: SessionPromptInput): Promi
   const [identity, project] = await Promise.all([readFile(input.soulFile, "utf8").catch(() => undefined), discoverProjectContext(input.cwd)]);
   return buildSystemPrompt({
     ...(identity?.trim() ? { identity } : {}),
+    ...(input.skills ? { skills: input.skills } : {}),
     ...(input.memory ? { memory: input.memory } : {}),
     ...(project ? { projectContext: project.files } : {}),
     projectContextMaxChars: projectContextCap(input.contextWindow),

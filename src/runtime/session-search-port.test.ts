@@ -1,8 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { writeHermesState } from "../../test/support/hermes-state-fixture.js";
+import { hermesUserSessions } from "../../test/support/hermes-user-sessions.js";
 import { toolContext } from "../../test/support/tool-context.js";
+import { loadSqlite } from "../store/sqlite.js";
 import { StateStore } from "../store/state-store.js";
 import type { StoredMessage } from "../store/types.js";
 import { parseToolArgs } from "../tools/registry.js";
@@ -122,5 +125,94 @@ describe("createSessionSearchPort over a real state.db", () => {
     expect(body.results.map((found) => found.session_id)).toEqual(["old"]);
     expect(body.results[0]!.detail).toBe("full");
     expect(body.results[0]!.messages.find((message) => message.anchor)?.content).toMatch(/flamingo/i);
+  });
+});
+
+describe("createSessionSearchPort with Python Hermes' state.db beside it", () => {
+  const TELEGRAM = "20241224_020000_bb22";
+  const ROOT = "20241224_030000_cc33";
+
+  /** state.db is Hermes' (so hermes-acp keeps its own sessions in state-acp.db); one own session mentions buttermilk too. */
+  function hermesHome(): void {
+    store.close();
+    writeHermesState(join(root, "state.db"), hermesUserSessions());
+    store = new StateStore(join(root, "state.db"), { now: () => (clock += 1000) });
+    write("own-buttermilk", [user("buttermilk substitutes for the cake"), assistant("Yogurt thinned with milk works.")], "Cake");
+    write("current", [user("what did we say about buttermilk?")]);
+    expect(existsSync(join(root, "state-acp.db"))).toBe(true);
+  }
+
+  async function tool(args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const parsed = parseToolArgs(sessionSearchTool, JSON.stringify(args));
+    if (!parsed.ok) throw new Error(parsed.error);
+    const result = await sessionSearchTool.execute(parsed.args, toolContext({ sessionId: "current", ports: { sessionSearch: createSessionSearchPort(store, "current") } }));
+    expect(result.isError).toBeFalsy();
+    return JSON.parse(result.content) as Record<string, unknown>;
+  }
+
+  it("searches both, rank by rank, each hit labelled with its source", async () => {
+    hermesHome();
+    const hits = await createSessionSearchPort(store, "current").search({ query: "buttermilk", limit: 5 });
+    expect(hits.map((hit) => [hit.session.id, hit.session.source])).toEqual([
+      [TELEGRAM, "telegram"],
+      ["own-buttermilk", "acp"],
+    ]);
+    expect(hits[0]!.session).toMatchObject({ title: "Pancake recipe", model: "hermes-model", messageCount: 3 });
+    const body = await tool({ query: "buttermilk" });
+    expect(body.results).toMatchObject([{ session_id: TELEGRAM, source: "telegram", detail: "full" }, { session_id: "own-buttermilk", source: "acp" }]);
+  });
+
+  it("groups a continuation with its root and names the root as parent_session_id", async () => {
+    hermesHome();
+    const body = (await tool({ query: "nebulae camera", limit: 5 })) as { results: Array<Record<string, unknown>> };
+    expect(body.results).toHaveLength(1);
+    expect(body.results[0]).toMatchObject({ session_id: "20241224_031000_cc34", parent_session_id: ROOT, title: "Telescope choice", source: "discord" });
+  });
+
+  it("scrolls and reads Hermes' sessions by their ids, and hermes-acp's own as before", async () => {
+    hermesHome();
+    const port = createSessionSearchPort(store, "current");
+    const read = await port.read(TELEGRAM);
+    expect(read).toMatchObject({ total: 2, session: { id: TELEGRAM, source: "telegram", preview: "what goes into buttermilk pancakes?" } });
+    const around = await port.around(TELEGRAM, read!.messages[1]!.id, 1);
+    expect(around!.messages.map((message) => message.content)).toEqual(["what goes into buttermilk pancakes?", "Buttermilk, flour, eggs, baking soda and a pinch of salt."]);
+    // a message id of the other database does not belong to the session
+    const own = store.loadMessageRows("own-buttermilk");
+    expect(await port.around(TELEGRAM, own[0]!.id, 1)).toMatchObject({ messages: [] });
+    expect((await port.read("own-buttermilk"))!.session.source).toBe("acp");
+    expect(await port.read("20241224_050000_ee55")).toBeUndefined(); // the hidden subagent run
+    const scrolled = await tool({ session_id: TELEGRAM, around_message_id: read!.messages[0]!.id, window: 1 });
+    expect(scrolled).toMatchObject({ mode: "scroll", session_meta: { source: "telegram", title: "Pancake recipe" } });
+  });
+
+  it("browses both by last activity, one row per lineage, without hidden sources", async () => {
+    hermesHome();
+    const recent = await createSessionSearchPort(store, "current").recent(10);
+    expect(recent.map((session) => session.id)).toEqual(["20241224_040000_dd44", "20241224_031000_cc34", TELEGRAM, "20241224_010000_aa11", "own-buttermilk"]);
+    expect(recent[1]).toMatchObject({ lineageRootId: ROOT, title: "Telescope choice" });
+    const body = (await tool({})) as { results: Array<Record<string, unknown>> };
+    expect(body.results[1]).toMatchObject({ parent_session_id: ROOT, source: "discord" });
+  });
+
+  it("still answers with hermes-acp's own sessions when Hermes' file cannot be read, saying so once", async () => {
+    store.close();
+    const db = new (loadSqlite())(join(root, "state.db"));
+    db.exec("CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL); CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, content TEXT)");
+    db.close();
+    const lines: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      store = new StateStore(join(root, "state.db"), { now: () => (clock += 1000) });
+      seed();
+      const port = createSessionSearchPort(store, "current");
+      expect((await port.search({ query: "flamingo", limit: 5 })).map((hit) => hit.session.id)).toEqual(["old"]);
+      expect((await port.recent(10)).map((session) => session.id)).toEqual(["mid", "old"]);
+      expect(lines.filter((line) => line.includes("is not available")).length).toBe(1);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });

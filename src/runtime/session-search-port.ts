@@ -1,9 +1,14 @@
 /**
- * The `session_search` port over state.db: the tools layer's plain types filled from the store.
+ * The `session_search` port over state.db — hermes-acp's own sessions and, when
+ * `$HERMES_HOME/state.db` belongs to Python Hermes, its sessions too, read-only and labelled with
+ * their source (store/hermes-history.ts): the tools layer's plain types filled from the store.
  */
+import type { HermesHistory } from "../store/hermes-history.js";
+import { mergeHits, mergeRecent } from "../store/history-merge.js";
+import type { SearchHit } from "../store/search.js";
 import type { StateStore } from "../store/state-store.js";
 import type { MessageRow, SessionRecord, StoredMessage } from "../store/types.js";
-import type { SessionSearchMessage, SessionSearchPort, SessionSearchSession } from "../tools/ports.js";
+import type { SessionSearchHit, SessionSearchMessage, SessionSearchPort, SessionSearchSession } from "../tools/ports.js";
 import { contentText } from "../shared/content-text.js";
 
 /** Messages of context the store returns on each side of a discovery match. */
@@ -12,60 +17,49 @@ const PREVIEW_CHARS = 120;
 
 /**
  * A `SessionSearchPort` for the session `currentSessionId`: `search` and `recent` leave that
- * session out (its live messages are already in the model's context); `around` and `read` reach
- * every stored session. Each call runs synchronously on the store (one short read transaction or
- * a few primary-key lookups) and rejects with the store's HermesError when the database fails.
+ * session (and the ancestors it was forked from) out; `around` and `read` reach every stored
+ * session. Each call runs synchronously on the store (a few short reads) and rejects with the
+ * store's HermesError only when hermes-acp's own database fails; Python Hermes' database never
+ * fails a call (it answers nothing instead, see HermesHistory).
+ *
+ * Session ids of the two databases do not overlap (hermes-acp's are UUIDs, Hermes' are
+ * `YYYYMMDD_HHMMSS_hex`), so ids are used as they are: a session id is looked up in hermes-acp's
+ * database first, then in Hermes', and a message id is only ever read in its session's database.
+ * Discovery and browse merge both databases (store/history-merge.ts): rank by rank for relevance,
+ * by time for `recent` and browse.
  */
 export function createSessionSearchPort(store: StateStore, currentSessionId: string): SessionSearchPort {
+  const hermes = (): HermesHistory | undefined => store.hermesHistory();
+  const recordOf = (hit: { origin?: "hermes"; sessionId: string }): SessionRecord | undefined =>
+    hit.origin === "hermes" ? hermes()?.getSession(hit.sessionId) : store.getSession(hit.sessionId);
   return {
     async search({ query, limit, roleFilter, sort }) {
-      const { hits } = store.searchMessages({
+      const options = {
         query,
         limit,
         excludeSessionId: currentSessionId,
         context: HIT_CONTEXT,
         ...(roleFilter ? { roleFilter } : {}),
         ...(sort ? { sort } : {}),
-      });
-      return hits.map((hit) => {
-        const record = store.getSession(hit.sessionId);
-        return {
-          session: {
-            id: hit.sessionId,
-            title: hit.title,
-            preview: hit.preview,
-            source: hit.source,
-            cwd: hit.cwd,
-            model: record?.model ?? null,
-            startedAt: hit.startedAt,
-            lastActiveAt: hit.when,
-            messageCount: record?.messageCount ?? 0,
-          },
-          messageId: hit.messageId,
-          role: hit.role,
-          timestamp: hit.timestamp,
-          snippet: hit.snippet,
-          context: hit.context.map((message) => ({
-            id: message.id,
-            role: message.role,
-            text: message.text,
-            ...(message.toolName ? { toolName: message.toolName } : {}),
-            isMatch: message.isMatch,
-          })),
-        };
-      });
+      };
+      const own = store.searchMessages(options).hits;
+      const foreign = hermes()?.search(options) ?? [];
+      return mergeHits(own, foreign, sort ?? "relevance", limit).map((hit) => toHit(hit, recordOf(hit)));
     },
 
     async around(sessionId, messageId, window) {
       // readSession reads at most 30 messages and gives the session row plus its first messages,
       // which hold the preview
-      const transcript = store.readSession(sessionId);
-      if (!transcript) return undefined;
-      return { session: toSession(transcript.session, transcript.messages), messages: store.messagesAround(sessionId, messageId, window).map(toMessage) };
+      const own = store.readSession(sessionId);
+      if (own) return { session: toSession(own.session, own.messages), messages: store.messagesAround(sessionId, messageId, window).map(toMessage) };
+      const history = hermes();
+      const foreign = history?.readSession(sessionId);
+      if (!history || !foreign) return undefined;
+      return { session: toSession(foreign.session, foreign.messages), messages: history.messagesAround(sessionId, messageId, window).map(toMessage) };
     },
 
     async read(sessionId) {
-      const transcript = store.readSession(sessionId);
+      const transcript = store.readSession(sessionId) ?? hermes()?.readSession(sessionId);
       if (!transcript) return undefined;
       return {
         session: toSession(transcript.session, transcript.messages),
@@ -77,18 +71,49 @@ export function createSessionSearchPort(store: StateStore, currentSessionId: str
     },
 
     async recent(limit) {
-      return store.recentSessions({ limit, excludeSessionId: currentSessionId }).map((recent) => ({
+      const own = store.recentSessions({ limit, excludeSessionId: currentSessionId });
+      const foreign = hermes()?.recentSessions({ limit }) ?? [];
+      return mergeRecent(own, foreign, limit).map((recent) => ({
         id: recent.id,
         title: recent.title,
         preview: recent.preview,
         source: recent.source,
         cwd: recent.cwd,
-        model: store.getSession(recent.id)?.model ?? null,
+        model: recordOf({ sessionId: recent.id, ...(recent.origin ? { origin: recent.origin } : {}) })?.model ?? null,
         startedAt: recent.startedAt,
         lastActiveAt: recent.lastActiveAt,
         messageCount: recent.messageCount,
+        ...(recent.rootSessionId !== recent.id ? { lineageRootId: recent.rootSessionId } : {}),
       }));
     },
+  };
+}
+
+function toHit(hit: SearchHit, record: SessionRecord | undefined): SessionSearchHit {
+  return {
+    session: {
+      id: hit.sessionId,
+      title: hit.title,
+      preview: hit.preview,
+      source: hit.source,
+      cwd: hit.cwd,
+      model: record?.model ?? null,
+      startedAt: hit.startedAt,
+      lastActiveAt: hit.when,
+      messageCount: record?.messageCount ?? 0,
+      ...(hit.rootSessionId !== hit.sessionId ? { lineageRootId: hit.rootSessionId } : {}),
+    },
+    messageId: hit.messageId,
+    role: hit.role,
+    timestamp: hit.timestamp,
+    snippet: hit.snippet,
+    context: hit.context.map((message) => ({
+      id: message.id,
+      role: message.role,
+      text: message.text,
+      ...(message.toolName ? { toolName: message.toolName } : {}),
+      isMatch: message.isMatch,
+    })),
   };
 }
 

@@ -125,6 +125,11 @@ export class AgentSession {
     return this.parts.resolved.model;
   }
 
+  /** The wire provider of the current model. */
+  get modelProvider(): Provider {
+    return this.parts.provider;
+  }
+
   get providerId(): string {
     return this.parts.resolved.provider;
   }

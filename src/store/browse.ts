@@ -5,9 +5,10 @@
 import { toMillis } from "./codec.js";
 import type { Connection } from "./connection.js";
 import { messageRowsAround, messageRowsAtEdge, loadMessageRows } from "./messages.js";
-import { sessionPreview } from "./search.js";
+import { ancestry, HIDDEN_SOURCES, rootFinder } from "./lineage.js";
+import { parentLookup, sessionPreview } from "./search.js";
 import { getSession } from "./sessions.js";
-import type { MessageRow, SessionRecord } from "./types.js";
+import type { HistoryOrigin, MessageRow, SessionRecord } from "./types.js";
 
 export const READ_HEAD = 20;
 export const READ_TAIL = 10;
@@ -45,7 +46,13 @@ export function readSession(conn: Connection, sessionId: string): SessionTranscr
 }
 
 export interface RecentSession {
+  /** The lineage's most recently active session. */
   id: string;
+  /** The first session of its lineage; `id` when it has no parent. */
+  rootSessionId: string;
+  /** Set for a session of Python Hermes' state.db. */
+  origin?: HistoryOrigin;
+  /** The lineage root's title, else the session's own. */
   title: string | null;
   /** First user message, one line, cut to 120 characters. */
   preview: string;
@@ -56,23 +63,42 @@ export interface RecentSession {
   messageCount: number;
 }
 
-/** The most recently active sessions (limit clamped to 1–50, default 10), newest first. */
+/**
+ * The most recently active conversations (limit clamped to 1–50, default 10), newest first: one
+ * row per lineage (a session and its forks), its most recently active session standing for it.
+ * `excludeSessionId` (the caller's live session) and its ancestors, whose history it holds, and
+ * sessions of hidden sources (`HIDDEN_SOURCES`) are left out.
+ */
 export function recentSessions(conn: Connection, options: { limit?: number; excludeSessionId?: string } = {}): RecentSession[] {
   const limit = Math.min(50, Math.max(1, Math.floor(options.limit ?? 10)));
-  const rows = conn
-    .stmt<{ id: string; title: string | null; source: string; cwd: string | null; started_at: number; last_active: number; message_count: number }>(
-      `SELECT id, title, source, cwd, started_at, last_active, message_count FROM sessions
-       WHERE id IS NOT @exclude ORDER BY last_active DESC, id DESC LIMIT @limit`,
-    )
-    .all({ exclude: options.excludeSessionId ?? null, limit });
-  return rows.map((row) => ({
-    id: row.id,
-    title: row.title,
-    preview: sessionPreview(conn, row.id),
-    source: row.source,
-    cwd: row.cwd,
-    startedAt: toMillis(row.started_at),
-    lastActiveAt: toMillis(row.last_active),
-    messageCount: row.message_count,
-  }));
+  const parentOf = parentLookup(conn);
+  const rootOf = rootFinder(parentOf);
+  const excluded = new Set(options.excludeSessionId ? ancestry(options.excludeSessionId, parentOf) : []);
+  const statement = conn.stmt<{ id: string; title: string | null; source: string; cwd: string | null; started_at: number; last_active: number; message_count: number }>(
+    "SELECT id, title, source, cwd, started_at, last_active, message_count FROM sessions ORDER BY last_active DESC, id DESC",
+  );
+  const picked: RecentSession[] = [];
+  const roots = new Set<string>();
+  const titleOf = conn.stmt<{ title: string | null }>("SELECT title FROM sessions WHERE id = ?");
+  // rows arrive most recent first, so a lineage's first row is its most recent session
+  for (const row of statement.iterate()) {
+    if (excluded.has(row.id) || HIDDEN_SOURCES.includes(row.source)) continue;
+    const root = rootOf(row.id);
+    if (roots.has(root)) continue;
+    roots.add(root);
+    const rootTitle = root === row.id ? row.title : (titleOf.get(root)?.title ?? null);
+    picked.push({
+      id: row.id,
+      rootSessionId: root,
+      title: rootTitle ?? row.title,
+      preview: sessionPreview(conn, row.id),
+      source: row.source,
+      cwd: row.cwd,
+      startedAt: toMillis(row.started_at),
+      lastActiveAt: toMillis(row.last_active),
+      messageCount: row.message_count,
+    });
+    if (picked.length >= limit) break;
+  }
+  return picked;
 }

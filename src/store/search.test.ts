@@ -113,6 +113,28 @@ describe("searchMessages (words)", () => {
     expect(sessionsOf("orchid", { excludeSessionId: "me" })).toEqual(["other"]);
   });
 
+  it("gives a session and its forks one hit, titled with the root's title, and leaves out what the caller's fork copied", () => {
+    session("root", [user("the capybara migration plan"), answer("capybara steps listed")], "Capybara plan");
+    store.forkSession("root", { newId: "fork-a", cwd: "/work" });
+    store.forkSession("fork-a", { newId: "fork-b", cwd: "/work" });
+    store.appendMessage(store.createSession({ id: "fork-b", cwd: "/work", model: "m", provider: "p" }), user("capybara rollback only in fork b"));
+    session("solo", [user("a capybara elsewhere")]);
+    const hits = store.searchMessages({ query: "capybara", limit: 10 }).hits;
+    expect(hits.map((hit) => hit.rootSessionId).sort()).toEqual(["root", "solo"]);
+    expect(hits.find((hit) => hit.rootSessionId === "root")).toMatchObject({ title: "Capybara plan" });
+    // from fork-a: its own messages and its ancestors' (copied into it) are in context; fork-b's are not
+    expect(store.searchMessages({ query: "capybara", limit: 10, excludeSessionId: "fork-a" }).hits.map((hit) => hit.sessionId).sort()).toEqual(["fork-b", "solo"]);
+    expect(store.searchMessages({ query: "capybara", limit: 10, excludeSessionId: "fork-b" }).hits.map((hit) => hit.sessionId)).toEqual(["solo"]);
+  });
+
+  it("never finds nor browses sessions of hidden sources", () => {
+    const meta = store.createSession({ id: "delegate", cwd: "/work", model: "m", provider: "p", source: "subagent" });
+    store.appendMessage(meta, user("the okapi research notes"));
+    session("visible", [user("okapi sighting")]);
+    expect(sessionsOf("okapi")).toEqual(["visible"]);
+    expect(store.recentSessions().map((row) => row.id)).toEqual(["visible"]);
+  });
+
   it("supports phrases, OR, NOT, prefixes and folds diacritics and case", () => {
     session("a", [user("The Café configuration loader")]);
     session("b", [user("configuration of the loader café")]);
@@ -232,5 +254,19 @@ describe("messagesAround, readSession, recentSessions", () => {
     expect(recent[0]).toMatchObject({ title: "Titled", preview: "", messageCount: 1 });
     expect(recent[1]).toMatchObject({ title: null, preview: "first line of one" });
     expect(store.recentSessions({ limit: 1 })[0]!.preview).toHaveLength(120);
+  });
+
+  it("browses one row per lineage, its latest session standing for it", () => {
+    session("root", [user("root question")], "Root title");
+    store.forkSession("root", { newId: "fork", cwd: "/work" });
+    session("other", [user("other")]);
+    store.appendMessage(store.createSession({ id: "fork", cwd: "/work", model: "m", provider: "p" }), user("later, in the fork"));
+    const recent = store.recentSessions({ limit: 10 });
+    expect(recent.map((row) => [row.id, row.rootSessionId])).toEqual([
+      ["fork", "root"],
+      ["other", "other"],
+    ]);
+    expect(recent[0]).toMatchObject({ title: "Root title" });
+    expect(store.recentSessions({ limit: 10, excludeSessionId: "fork" }).map((row) => row.id)).toEqual(["other"]);
   });
 });

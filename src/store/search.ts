@@ -1,8 +1,10 @@
 /**
- * The discovery query behind `session_search`: FTS5 with BM25 ranking, one hit per session (its
- * best-ranked matching message; for `sort: "recent"` its newest), sessions best first or newest
- * first. Matches are read in order and reading stops once enough sessions are found, so a long
- * session full of matches never crowds others out. BM25 work is bounded for very common words by
+ * The discovery query behind `session_search`: FTS5 with BM25 ranking, one hit per lineage (a
+ * session and its forks are one conversation: the best-ranked matching message of any of them;
+ * for `sort: "recent"` the newest), best first or newest first; sessions of hidden sources
+ * (`HIDDEN_SOURCES`, e.g. delegate runs) are never found. Matches are read in order and reading
+ * stops once enough lineages are found, so a long session full of matches never crowds others
+ * out. BM25 work is bounded for very common words by
  * ranking the 20,000 most recent matches first (see findCandidates). Snippets, session rows and
  * context messages are fetched for the final hits only.
  */
@@ -11,9 +13,10 @@ import { messageText, toMillis } from "./codec.js";
 import type { Connection } from "./connection.js";
 import { planSearch, quoteFts, type SearchPlan } from "./fts-query.js";
 import { messageRowsAround } from "./messages.js";
+import { ancestry, HIDDEN_SOURCES, rootFinder } from "./lineage.js";
 import { sqlHasNoSpaceScript } from "./scripts.js";
 import { isSqliteError } from "./sqlite.js";
-import type { MessageRole } from "./types.js";
+import type { HistoryOrigin, MessageRole } from "./types.js";
 
 export const SNIPPET_OPEN = ">>>";
 export const SNIPPET_CLOSE = "<<<";
@@ -26,7 +29,10 @@ export interface SearchOptions {
   limit?: number;
   /** Roles searched; default user and assistant (tool output is searched only when asked). */
   roleFilter?: readonly MessageRole[];
-  /** The session whose own messages must not be found (the caller's live session). */
+  /**
+   * The caller's live session: neither its messages nor those of its ancestors (which a fork
+   * copied into it) are found.
+   */
   excludeSessionId?: string;
   /** `relevance` (best BM25 first, default) or `recent` (most recent matching message first). */
   sort?: "relevance" | "recent";
@@ -44,7 +50,13 @@ export interface ContextMessage {
 }
 
 export interface SearchHit {
+  /** The session holding the matching message (pairs with `messageId` for a scroll). */
   sessionId: string;
+  /** The first session of its lineage (the one it was forked or continued from); `sessionId` when none. */
+  rootSessionId: string;
+  /** Set for a hit in Python Hermes' state.db. */
+  origin?: HistoryOrigin;
+  /** The lineage root's title, else the session's own. */
   title: string | null;
   /** First user message of the session, one line, cut to 120 characters (for untitled sessions). */
   preview: string;
@@ -87,47 +99,74 @@ export function searchMessages(conn: Connection, options: SearchOptions): Search
   if (plan.kind === "none") return { strategy: "none", hits: [] };
   const limit = clamp(options.limit ?? 3, 1, 10);
   const roles = options.roleFilter && options.roleFilter.length > 0 ? options.roleFilter : DEFAULT_ROLES;
-  const candidates = findCandidates(conn, plan, { roles, exclude: options.excludeSessionId ?? null, recent: options.sort === "recent", sessions: limit });
+  const rootOf = rootFinder(parentLookup(conn));
+  const exclude = options.excludeSessionId ? ancestry(options.excludeSessionId, parentLookup(conn)) : [];
+  const candidates = findCandidates(conn, plan, { roles, exclude, recent: options.sort === "recent", sessions: limit, rootOf, hidden: hiddenLookup(conn) });
   const context = clamp(options.context ?? 2, 0, 10);
-  return { strategy: plan.kind, hits: candidates.map((candidate) => toHit(conn, plan, candidate, context)) };
+  return { strategy: plan.kind, hits: candidates.map((candidate) => toHit(conn, plan, candidate, context, rootOf(candidate.session_id))) };
 }
 
-const FILTERS = "m.role IN (SELECT value FROM json_each(@roles)) AND m.session_id IS NOT @exclude";
+/** The parent of a session of this database (undefined when not stored or a root). */
+export function parentLookup(conn: Connection): (sessionId: string) => string | null | undefined {
+  const statement = conn.stmt<{ parent_session_id: string | null }>("SELECT parent_session_id FROM sessions WHERE id = ?");
+  return (sessionId) => statement.get(sessionId)?.parent_session_id;
+}
+
+/** True for a session of a hidden source (`HIDDEN_SOURCES`: delegate runs and the like), memoised. */
+export function hiddenLookup(conn: Connection): (sessionId: string) => boolean {
+  const statement = conn.stmt<{ source: string }>("SELECT source FROM sessions WHERE id = ?");
+  const known = new Map<string, boolean>();
+  return (sessionId) => {
+    let hidden = known.get(sessionId);
+    if (hidden === undefined) {
+      hidden = HIDDEN_SOURCES.includes(statement.get(sessionId)?.source ?? "");
+      known.set(sessionId, hidden);
+    }
+    return hidden;
+  };
+}
+
+const FILTERS = "m.role IN (SELECT value FROM json_each(@roles)) AND m.session_id NOT IN (SELECT value FROM json_each(@exclude))";
 const COLUMNS = "m.id AS id, m.session_id AS session_id, m.role AS role, m.timestamp AS timestamp";
 /** BM25 is computed for at most this many matches at first: the most recent ones. */
 export const RANK_WINDOW = 20_000;
 
 interface CandidateQuery {
   roles: readonly MessageRole[];
-  exclude: string | null;
+  /** Sessions whose messages are not searched. */
+  exclude: readonly string[];
   recent: boolean;
+  /** Lineages wanted. */
   sessions: number;
+  rootOf: (sessionId: string) => string;
+  /** Sessions never found (hidden sources). */
+  hidden: (sessionId: string) => boolean;
 }
 
 type Plan = Exclude<SearchPlan, { kind: "none" }>;
 
 /**
- * The hit message of up to `query.sessions` sessions, best first. Each step reads matches in
- * order (best BM25, or newest) and stops as soon as enough distinct sessions passed the filters;
- * the first row seen of a session is its best. Relevance steps widen until enough sessions are
+ * The hit message of up to `query.sessions` lineages, best first. Each step reads matches in
+ * order (best BM25, or newest) and stops as soon as enough distinct lineages passed the filters;
+ * the first row seen of a lineage is its best. Relevance steps widen until enough sessions are
  * found: the best 1,000 of the 20,000 most recent matches, then all those 20,000, then every match
  * (only reached when few sessions match, or a filter rejects most matches of a very common word).
  */
 function findCandidates(conn: Connection, plan: Plan, query: CandidateQuery): Candidate[] {
   const likes = plan.kind === "words" ? [] : plan.likes;
   const likeOn = (alias: string): string => likes.map((_, index) => ` AND ${alias}.content LIKE @like${index} ESCAPE '\\'`).join("");
-  const params: Record<string, unknown> = { roles: JSON.stringify(query.roles), exclude: query.exclude };
+  const params: Record<string, unknown> = { roles: JSON.stringify(query.roles), exclude: JSON.stringify(query.exclude) };
   likes.forEach((pattern, index) => (params[`like${index}`] = pattern));
   if (plan.kind === "substring") {
     const sql = `SELECT ${COLUMNS}, NULL AS score FROM messages m
       WHERE ${sqlHasNoSpaceScript("m.content")}${likeOn("m")} AND ${FILTERS} ORDER BY m.id DESC`;
-    return firstPerSession(conn, sql, params, plan, query.sessions);
+    return firstPerLineage(conn, sql, params, plan, query);
   }
   const table = plan.kind === "words" ? "messages_fts" : "messages_fts_trigram";
   params.match = plan.match;
   const everyMatch = (order: string, score: string): string => `SELECT ${COLUMNS}, ${score} AS score
     FROM ${table} JOIN messages m ON m.id = ${table}.rowid WHERE ${table} MATCH @match${likeOn("m")} AND ${FILTERS} ORDER BY ${order}`;
-  if (query.recent) return firstPerSession(conn, everyMatch(`${table}.rowid DESC`, `bm25(${table})`), params, plan, query.sessions);
+  if (query.recent) return firstPerLineage(conn, everyMatch(`${table}.rowid DESC`, `bm25(${table})`), params, plan, query);
 
   const window = likes.length
     ? `SELECT ${table}.rowid AS id, bm25(${table}) AS score FROM ${table} JOIN messages w ON w.id = ${table}.rowid
@@ -142,21 +181,23 @@ function findCandidates(conn: Connection, plan: Plan, query: CandidateQuery): Ca
   const steps = [...(broad ? [ranked(1_000)] : []), ranked(RANK_WINDOW), everyMatch(`${table}.rank`, `${table}.rank`)];
   let found: Candidate[] = [];
   for (const sql of steps) {
-    found = firstPerSession(conn, sql, params, plan, query.sessions);
+    found = firstPerLineage(conn, sql, params, plan, query);
     if (found.length >= query.sessions) break;
   }
   return found;
 }
 
-/** The first row of each session from `sql`'s rows, until `sessions` sessions are found. */
-function firstPerSession(conn: Connection, sql: string, params: Record<string, unknown>, plan: Plan, sessions: number): Candidate[] {
+/** The first row of each lineage from `sql`'s rows, until `query.sessions` lineages are found. */
+function firstPerLineage(conn: Connection, sql: string, params: Record<string, unknown>, plan: Plan, query: CandidateQuery): Candidate[] {
   const collect = (bound: Record<string, unknown>): Candidate[] => {
-    const bySession = new Map<string, Candidate>();
+    const byLineage = new Map<string, Candidate>();
     for (const row of conn.stmt<Candidate>(sql).iterate(bound)) {
-      if (!bySession.has(row.session_id)) bySession.set(row.session_id, row);
-      if (bySession.size >= sessions) break;
+      if (query.hidden(row.session_id)) continue;
+      const root = query.rootOf(row.session_id);
+      if (!byLineage.has(root)) byLineage.set(root, row);
+      if (byLineage.size >= query.sessions) break;
     }
-    return [...bySession.values()];
+    return [...byLineage.values()];
   };
   try {
     return collect(params);
@@ -176,13 +217,16 @@ interface HitSessionRow {
   last_active: number;
 }
 
-function toHit(conn: Connection, plan: Exclude<SearchPlan, { kind: "none" }>, candidate: Candidate, context: number): SearchHit {
-  const session = conn.stmt<HitSessionRow>("SELECT title, source, cwd, started_at, last_active FROM sessions WHERE id = ?").get(candidate.session_id);
+function toHit(conn: Connection, plan: Exclude<SearchPlan, { kind: "none" }>, candidate: Candidate, context: number, rootId: string): SearchHit {
+  const sessionRow = conn.stmt<HitSessionRow>("SELECT title, source, cwd, started_at, last_active FROM sessions WHERE id = ?");
+  const session = sessionRow.get(candidate.session_id);
   if (!session) throw new HermesError("internal", `message ${candidate.id} belongs to no stored session`);
+  const rootTitle = rootId === candidate.session_id ? session.title : (sessionRow.get(rootId)?.title ?? null);
   const around = messageRowsAround(conn, candidate.session_id, candidate.id, context, context);
   return {
     sessionId: candidate.session_id,
-    title: session.title,
+    rootSessionId: rootId,
+    title: rootTitle ?? session.title,
     preview: sessionPreview(conn, candidate.session_id),
     source: session.source,
     cwd: session.cwd,

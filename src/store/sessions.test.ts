@@ -168,8 +168,11 @@ describe("delete and fork", () => {
     expect(store.loadMessages("parent").at(-1)).toEqual(user("only in the parent"));
     expect(store.getSession("fork")!.messageCount).toBe(5);
     expect(store.getSession("parent")!.messageCount).toBe(5);
-    // the copy is searchable as its own session
-    expect(new Set(store.searchMessages({ query: "first question", limit: 10 }).hits.map((hit) => hit.sessionId))).toEqual(new Set(["parent", "fork"]));
+    // the copy and its parent are one conversation for search: one hit, titled with the parent's title
+    const hits = store.searchMessages({ query: "first question", limit: 10 }).hits;
+    expect(hits).toHaveLength(1);
+    expect(hits[0]).toMatchObject({ rootSessionId: "parent", title: "Parent title" });
+    expect(store.searchMessages({ query: "only in the fork", limit: 10 }).hits.map((hit) => [hit.sessionId, hit.rootSessionId])).toEqual([["fork", "parent"]]);
   });
 
   it("refuses to fork an unknown session or onto an existing id", () => {

@@ -17,6 +17,7 @@ import { canAccess } from "../shared/access.js";
 import { errorMessage, HermesError, isHermesError } from "../shared/errors.js";
 import { log } from "../shared/logger.js";
 import { checkInBackground, ftsProblems } from "./integrity.js";
+import { HermesHistory } from "./hermes-history.js";
 import { FOREIGN_SCHEMA, NEWER_SCHEMA } from "./migrations.js";
 import { messagesAround, readSession, recentSessions, type RecentSession, type SessionTranscript } from "./browse.js";
 import { Connection } from "./connection.js";
@@ -56,6 +57,7 @@ export class StateStore {
   private damage: string | undefined;
   private readonly hints = new WeakMap<Connection, string>();
   private readonly now: () => number;
+  private history: HermesHistory | undefined;
 
   constructor(path: string, options: StateStoreOptions = {}) {
     this.path = path;
@@ -78,8 +80,22 @@ export class StateStore {
     return this.connection !== undefined;
   }
 
-  /** Closes the database; a later call opens it again. Never throws. */
+  /**
+   * Python Hermes' sessions in `path`, read-only (see hermes-history.ts): a reader once this store
+   * found `path` to be another program's and keeps its own sessions in `state-acp.db` — or before
+   * it has opened anything (the reader's own probe then decides, quietly, whether `path` is
+   * Hermes'). Undefined once this store writes `path` itself. Never throws, never opens this
+   * store's database.
+   */
+  hermesHistory(): HermesHistory | undefined {
+    if (this.connection && this.connection.path === this.path) return undefined;
+    this.history ??= new HermesHistory(this.path);
+    return this.history;
+  }
+
+  /** Closes the database (and the reader of Hermes' sessions); a later call opens it again. Never throws. */
   close(): void {
+    this.history?.close();
     const connection = this.connection;
     this.connection = undefined;
     this.writeRefusal = undefined;

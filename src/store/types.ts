@@ -60,9 +60,17 @@ export interface NewSession {
   modelConfig?: Record<string, unknown>;
 }
 
+/**
+ * Where a session is kept: absent for hermes-acp's own database; `hermes` for Python Hermes'
+ * state.db, read-only (see hermes-history.ts).
+ */
+export type HistoryOrigin = "hermes";
+
 /** A stored session row. */
 export interface SessionRecord {
   id: string;
+  /** Set for a session read from Python Hermes' state.db. */
+  origin?: HistoryOrigin;
   source: string;
   model: string | null;
   provider: string | null;
@@ -101,6 +109,8 @@ export interface ListSessionsOptions {
 
 export interface SessionSummary {
   id: string;
+  /** Set for a session read from Python Hermes' state.db. */
+  origin?: HistoryOrigin;
   source: string;
   cwd: string | null;
   title: string | null;

@@ -14,6 +14,14 @@ import { processDetailsSchema, type ProcessDetails } from "./process/details.js"
 import { readFileDetailsSchema, type ReadFileResultDetails } from "./read-file/details.js";
 import { searchFilesDetailsSchema, type SearchFilesDetails } from "./search-files/details.js";
 import { sessionSearchDetailsSchema, type SessionSearchResultDetails } from "./session-search/details.js";
+import {
+  skillManageDetailsSchema,
+  skillsListDetailsSchema,
+  skillViewDetailsSchema,
+  type SkillManageResultDetails,
+  type SkillsListDetails,
+  type SkillViewResultDetails,
+} from "./skills/details.js";
 import { terminalDetailsSchema, type TerminalDetails, type TerminalProgress } from "./terminal/details.js";
 import { todoDetailsSchema, type TodoDetails } from "./todo/details.js";
 import { writeFileDetailsSchema, type WriteFileResultDetails } from "./write-file/details.js";
@@ -28,6 +36,9 @@ export interface ToolDetailsMap {
   search_files: SearchFilesDetails;
   todo: TodoDetails;
   session_search: SessionSearchResultDetails;
+  skills_list: SkillsListDetails;
+  skill_view: SkillViewResultDetails;
+  skill_manage: SkillManageResultDetails;
 }
 
 /** What a built-in tool reports through `ctx.reportProgress` while it runs; tools not named report nothing. */
@@ -53,6 +64,9 @@ const DETAILS_SCHEMAS: { [N in DetailedToolName]: z.ZodType<ToolDetailsMap[N]> }
   search_files: searchFilesDetailsSchema,
   todo: todoDetailsSchema,
   session_search: sessionSearchDetailsSchema,
+  skills_list: skillsListDetailsSchema,
+  skill_view: skillViewDetailsSchema,
+  skill_manage: skillManageDetailsSchema,
 };
 
 /** The built-in tool names with typed details, in no particular order. */

@@ -1,3 +1,5 @@
+import type { ChatMessage } from "../llm/types.js";
+
 /**
  * What tools need from outside the tools layer, implemented by the runtime (bound to the session
  * that owns the turn) and faked in tests. Every approval port fails closed: a missing port, a
@@ -62,13 +64,21 @@ export interface SessionSearchSession {
   title: string | null;
   /** The session's first user message on one line, cut to about 120 characters ("" when none). */
   preview: string;
-  /** Which front end wrote it: `acp`, `cli`… */
+  /**
+   * Which front end wrote it: `acp`, `cli`, and for sessions of Python Hermes' own history
+   * `telegram`, `discord`, `cron`… as Hermes labels them.
+   */
   source: string;
   cwd: string | null;
   model: string | null;
   startedAt: number;
   lastActiveAt: number;
   messageCount: number;
+  /**
+   * Search and browse results: the first session of the conversation this one belongs to (it was
+   * forked, branched or continued from it); absent when the session is its own root.
+   */
+  lineageRootId?: string;
 }
 
 /** A message beside a search match, cut short (about 300 characters). */
@@ -120,13 +130,15 @@ export interface SessionSearchTranscript {
 }
 
 /**
- * Stored sessions, as `session_search` needs them. Implemented by the runtime over state.db, bound
- * to the session that owns the turn: `search` and `recent` never return that session (its live
- * messages are already in context); `around` and `read` reach any stored session. Methods reject
- * only when the database fails; the tool turns that into an `isError` result.
+ * Stored sessions, as `session_search` needs them. Implemented by the runtime over state.db (and
+ * Python Hermes' history beside it), bound to the session that owns the turn: `search` and
+ * `recent` never return that session (its live messages are already in context) and return one
+ * result per conversation (a session and its forks or continuations); `around` and `read` reach
+ * any stored session. Methods reject only when the database fails; the tool turns that into an
+ * `isError` result.
  */
 export interface SessionSearchPort {
-  /** One hit per session, best first (or newest match first), at most `limit`. */
+  /** One hit per conversation (lineage), best first (or newest match first), at most `limit`. */
   search(query: SessionSearchQuery): Promise<SessionSearchHit[]>;
   /**
    * Up to `window` (1–20) messages each side of `messageId`, and the message itself, in order.
@@ -195,6 +207,27 @@ export interface ToolPorts {
   notifyUser?: (text: string) => void;
   /** Past sessions for `session_search`; without it the tool reports search as unavailable. */
   sessionSearch?: SessionSearchPort;
+  /** Side requests to a model (page summaries, questions about an image); absent in sessions without a model. */
+  auxiliaryModel?: AuxiliaryModelPort;
+}
+
+/** The side tasks a tool may give a model; each may name its own model in `auxiliary.<task>`. */
+export type AuxiliaryTask = "web_extract" | "vision";
+
+/**
+ * One request to the model for `task`, without tools: `auxiliary.<task>` in config.yaml when it
+ * names a model, else the session's current model.
+ */
+export interface AuxiliaryModelPort {
+  /**
+   * Sends `messages` and resolves with the answer's text (reasoning and `<think>` blocks left
+   * out). Rejects with HermesError `provider_error` naming the provider, HermesError
+   * `auth_required` / `config_invalid` when `auxiliary.<task>` cannot be resolved, or an
+   * AbortError when `signal` fires. No retries.
+   */
+  complete(task: AuxiliaryTask, messages: ChatMessage[], options: { signal: AbortSignal; maxTokens: number }): Promise<string>;
+  /** Provider and model `task` would use now, for titles and messages (never a key). Never throws. */
+  describe(task: AuxiliaryTask): { provider: string; model: string; configured: boolean } | undefined;
 }
 
 /** Asks a port and fails closed: no port, a throw, or anything but `true` is a deny. */

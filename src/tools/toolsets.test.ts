@@ -10,14 +10,27 @@ const names = (config: HermesConfig, env: NodeJS.ProcessEnv = process.env) => re
 
 describe("toolsets", () => {
   it("enables hermes-acp by default, in Hermes' order", () => {
-    expect(names(withToolsets(undefined))).toEqual(["terminal", "process", "read_file", "write_file", "patch", "search_files", "todo", "memory", "session_search"]);
+    expect(names(withToolsets(undefined))).toEqual([
+      "terminal",
+      "process",
+      "read_file",
+      "write_file",
+      "patch",
+      "search_files",
+      "skills_list",
+      "skill_view",
+      "skill_manage",
+      "todo",
+      "memory",
+      "session_search",
+    ]);
   });
 
   it("takes platform_toolsets.acp, expanded, minus agent.disabled_toolsets (toolsets or single tools)", () => {
     expect(names(withToolsets(["file", "todo"]))).toEqual(["read_file", "write_file", "patch", "search_files", "todo"]);
-    expect(names(withToolsets(undefined, ["terminal", "session_search", "memory"]))).toEqual(["read_file", "write_file", "patch", "search_files", "todo"]);
+    expect(names(withToolsets(undefined, ["terminal", "session_search", "memory", "skills"]))).toEqual(["read_file", "write_file", "patch", "search_files", "todo"]);
     expect(names(withToolsets(["file"], ["patch"]))).toEqual(["read_file", "write_file", "search_files"]);
-    expect(names(withToolsets(["hermes-acp", "file"]))).toHaveLength(9);
+    expect(names(withToolsets(["hermes-acp", "file"]))).toHaveLength(12);
   });
 
   it("reports unknown names and keeps going", () => {

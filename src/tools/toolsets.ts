@@ -7,6 +7,9 @@ import { processTool } from "./process/process.js";
 import { readFileTool } from "./read-file/read-file.js";
 import { searchFilesTool } from "./search-files/search-files.js";
 import { sessionSearchTool } from "./session-search/session-search.js";
+import { skillManageTool } from "./skills/skill-manage.js";
+import { skillViewTool } from "./skills/skill-view.js";
+import { skillsListTool } from "./skills/skills-list.js";
 import { terminalTool } from "./terminal/terminal.js";
 import { todoTool } from "./todo/todo.js";
 import type { AnyTool } from "./types.js";
@@ -25,7 +28,7 @@ export const TOOLSETS: Readonly<Record<string, { description: string; tools?: re
   terminal: { description: "run commands and manage background processes", tools: ["terminal", "process"] },
   file: { description: "read, write, patch and search files", tools: ["read_file", "write_file", "patch", "search_files"] },
   vision: { description: "look at images", tools: [] },
-  skills: { description: "the skill library", tools: [] },
+  skills: { description: "the skill library", tools: ["skills_list", "skill_view", "skill_manage"] },
   browser: { description: "drive a browser", tools: [] },
   todo: { description: "the task list", tools: ["todo"] },
   memory: { description: "MEMORY.md and USER.md", tools: ["memory"] },
@@ -47,11 +50,27 @@ export const NO_MCP = "no_mcp";
 export const MCP_TOOLSET_PREFIX = "mcp-";
 
 const TOOLS: Readonly<Record<string, AnyTool>> = Object.fromEntries(
-  [terminalTool, processTool, readFileTool, writeFileTool, patchTool, searchFilesTool, todoTool, memoryTool, sessionSearchTool].map((tool) => [tool.name, tool]),
+  [
+    terminalTool,
+    processTool,
+    readFileTool,
+    writeFileTool,
+    patchTool,
+    searchFilesTool,
+    skillsListTool,
+    skillViewTool,
+    skillManageTool,
+    todoTool,
+    memoryTool,
+    sessionSearchTool,
+  ].map((tool) => [tool.name, tool]),
 );
 
-/** What a tool needs from the machine: undefined when usable, else why not (shown by `/tools`). */
-const AVAILABILITY: Readonly<Record<string, (env: NodeJS.ProcessEnv) => string | undefined>> = {
+/** The parts of config.yaml toolset resolution reads (`web` for the web backend; absent = defaults). */
+export type ToolsetConfig = Pick<HermesConfig, "platform_toolsets" | "agent"> & Partial<Pick<HermesConfig, "web">>;
+
+/** What a tool needs from the machine or config: undefined when usable, else why not (shown by `/tools`). */
+const AVAILABILITY: Readonly<Record<string, (env: NodeJS.ProcessEnv, config: ToolsetConfig) => string | undefined>> = {
   terminal: (env) => (onPath("bash", env) ? undefined : "needs bash on PATH"),
   process: (env) => (onPath("bash", env) ? undefined : "needs bash on PATH"),
 };
@@ -73,7 +92,7 @@ export interface ResolvedToolset {
  * expanded recursively, minus `agent.disabled_toolsets`, each tool kept only when its
  * availability check passes. Never throws; unknown names are reported in `unknown`.
  */
-export function resolveToolset(config: Pick<HermesConfig, "platform_toolsets" | "agent">, env: NodeJS.ProcessEnv = process.env): ResolvedToolset {
+export function resolveToolset(config: ToolsetConfig, env: NodeJS.ProcessEnv = process.env): ResolvedToolset {
   const enabledNames = config.platform_toolsets.acp ?? [DEFAULT_TOOLSET];
   const disabledNames = config.agent.disabled_toolsets;
   const unknown: string[] = [];
@@ -101,7 +120,7 @@ export function resolveToolset(config: Pick<HermesConfig, "platform_toolsets" | 
   const unavailable: ResolvedToolset["unavailable"] = [];
   for (const name of new Set(expand(enabledNames))) {
     if (disabled.has(name)) continue;
-    const reason = AVAILABILITY[name]?.(env);
+    const reason = AVAILABILITY[name]?.(env, config);
     if (reason) unavailable.push({ tool: name, reason });
     else tools.push(TOOLS[name]!);
   }

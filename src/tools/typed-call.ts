@@ -17,6 +17,9 @@ import type { ProcessArgs } from "./process/process.js";
 import type { ReadFileArgs } from "./read-file/read-file.js";
 import type { SearchFilesArgs } from "./search-files/search-files.js";
 import type { SessionSearchArgs } from "./session-search/session-search.js";
+import type { SkillManageArgs } from "./skills/skill-manage.js";
+import type { SkillViewArgs } from "./skills/skill-view.js";
+import type { SkillsListArgs } from "./skills/skills-list.js";
 import type { TerminalArgs } from "./terminal/terminal.js";
 import type { TodoArgs } from "./todo/todo.js";
 import type { WriteFileArgs } from "./write-file/write-file.js";
@@ -31,6 +34,9 @@ export interface ToolArgsMap {
   search_files: SearchFilesArgs;
   todo: TodoArgs;
   session_search: SessionSearchArgs;
+  skills_list: SkillsListArgs;
+  skill_view: SkillViewArgs;
+  skill_manage: SkillManageArgs;
 }
 
 type SameKeys = [keyof ToolArgsMap] extends [DetailedToolName] ? ([DetailedToolName] extends [keyof ToolArgsMap] ? true : false) : false;

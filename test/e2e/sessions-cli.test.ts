@@ -1,10 +1,13 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StateStore } from "../../src/store/state-store.js";
 import type { StoredMessage } from "../../src/store/types.js";
 import { BUILT_BINARY } from "../support/acp-client.js";
+import { writeHermesState } from "../support/hermes-state-fixture.js";
+import { hermesUserSessions } from "../support/hermes-user-sessions.js";
 import { createTempHome, type TempHome } from "../support/temp-home.js";
 
 /** `hermes sessions list|search|export|delete` of the built binary against a state.db written here. */
@@ -175,5 +178,71 @@ describe("hermes sessions usage", () => {
     }
     const help = await run(["--help"]);
     expect(help, help.stderr).toMatchObject({ code: 0, stdout: expect.stringContaining("hermes sessions list") });
+  });
+});
+
+describe("hermes sessions beside Python Hermes' own state.db", () => {
+  const TELEGRAM = "20241224_020000_bb22";
+
+  /** Hermes' state.db first (its history), then hermes-acp's sessions, which go to state-acp.db. */
+  function seedBoth(): { hermesDb: string; before: string } {
+    const hermesDb = join(home.home, "state.db");
+    writeHermesState(hermesDb, hermesUserSessions());
+    const before = `${createHash("sha256").update(readFileSync(hermesDb)).digest("hex")} ${statSync(hermesDb).mtimeMs}`;
+    seed();
+    expect(existsSync(join(home.home, "state-acp.db"))).toBe(true);
+    return { hermesDb, before };
+  }
+  const fingerprint = (file: string): string => `${createHash("sha256").update(readFileSync(file)).digest("hex")} ${statSync(file).mtimeMs}`;
+
+  it("lists both, Hermes' sessions labelled with their source, hidden ones left out", async () => {
+    const { hermesDb, before } = seedBoth();
+    const result = await run(["list"]);
+    expect(result).toMatchObject({ code: 0 });
+    const lines = result.stdout.trimEnd().split("\n");
+    expect(lines.map((line) => line.split(" ")[0])).toEqual([
+      "sess-docs",
+      "sess-tests",
+      "sess-cache",
+      "20241224_040000_dd44",
+      "20241224_031000_cc34",
+      "20241224_030000_cc33",
+      TELEGRAM,
+      "20241224_010000_aa11",
+    ]);
+    expect(lines.find((line) => line.startsWith(TELEGRAM))).toMatch(/Pancake recipe\s+\(Hermes telegram\)$/);
+    expect(lines.find((line) => line.startsWith("20241224_010000_aa11"))).toMatch(/Deploy script\s+\[\/home\/user\/infra\]\s+\(Hermes cli\)$/);
+    expect(result.stdout).not.toContain("20241224_050000_ee55");
+    const json = JSON.parse((await run(["list", "--json"])).stdout) as { sessions: Array<{ id: string; origin?: string; source: string }> };
+    expect(json.sessions.find((session) => session.id === TELEGRAM)).toMatchObject({ origin: "hermes", source: "telegram" });
+    expect(json.sessions.find((session) => session.id === "sess-cache")).not.toHaveProperty("origin");
+    expect(fingerprint(hermesDb)).toBe(before);
+  });
+
+  it("searches both and exports a Hermes session; deleting one is refused", async () => {
+    const { hermesDb, before } = seedBoth();
+    const search = await run(["search", "buttermilk OR flamingo"]);
+    expect(search.code).toBe(0);
+    expect(search.stdout).toContain(`Pancake recipe  (${TELEGRAM})`);
+    expect(search.stdout).toContain("Hermes telegram");
+    expect(search.stdout).toContain("Gateway caching  (sess-cache)");
+    const telescopes = JSON.parse((await run(["search", "nebulae", "--json"])).stdout) as { hits: Array<{ rootSessionId: string; source: string; origin?: string }> };
+    expect(telescopes.hits.map((hit) => [hit.rootSessionId, hit.source, hit.origin])).toEqual([
+      ["20241224_030000_cc33", "discord", "hermes"],
+      ["20241224_040000_dd44", "cron", "hermes"],
+    ]);
+
+    const md = await run(["export", TELEGRAM]);
+    expect(md.code).toBe(0);
+    expect(md.stdout).toContain("# Pancake recipe");
+    expect(md.stdout).toContain("- **Source:** telegram (Python Hermes' history, read-only)");
+    expect(md.stdout).toContain("## User\n\nwhat goes into buttermilk pancakes?");
+    expect(md.stdout).not.toContain("waffles");
+    expect((await run(["export", "20241224_050000_ee55"])).code).toBe(1);
+
+    const refused = await run(["delete", TELEGRAM]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("is Python Hermes'");
+    expect(fingerprint(hermesDb)).toBe(before);
   });
 });

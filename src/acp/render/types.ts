@@ -1,6 +1,7 @@
 import type { ToolCallContent } from "@agentclientprotocol/sdk/unstable";
 import type { ToolEndEvent, ToolEndOf, ToolProgressEvent, ToolProgressOf, ToolStartEvent, ToolStartOf } from "../../agent/events.js";
 import type { DetailedToolName, ToolProgressMap } from "../../tools/details.js";
+import type { ToolLocation } from "../../tools/types.js";
 
 export type ToolStart = ToolStartEvent;
 export type ToolEnd = ToolEndEvent;
@@ -11,6 +12,8 @@ export type { ToolEndOf, ToolProgressOf, ToolStartOf };
 export interface Completion {
   content: ToolCallContent[];
   failed?: boolean;
+  /** Where the call turned out to act, when `describe` could not know it (e.g. the skill file a name resolved to). */
+  locations?: ToolLocation[];
 }
 
 /**

@@ -67,7 +67,7 @@ export type SessionSearchArgs = z.infer<typeof sessionSearchParams>;
 const DESCRIPTION = [
   "Search past conversations with the user stored on this machine, or read inside one. No model calls: every result is real stored messages.",
   "Four shapes, chosen by the arguments:",
-  "1) DISCOVERY, `query`: full-text search (implicit AND; `OR`, `NOT`, \"quoted phrases\" and `prefix*` work), one result per session with session_id, title, when, a snippet with matches between >>> and <<<, match_message_id and the messages around the match (the top result gets ±5 full messages).",
+  "1) DISCOVERY, `query`: full-text search (implicit AND; `OR`, `NOT`, \"quoted phrases\" and `prefix*` work), one result per conversation (a session and its forks or continuations; parent_session_id names the first when the hit is in a later one) with session_id, title, when, source (acp, cli, telegram, discord…), a snippet with matches between >>> and <<<, match_message_id and the messages around the match (the top result gets ±5 full messages).",
   "2) SCROLL, `session_id` + `around_message_id` (+ `window`): the messages around one message; pass the last/first id of a window to scroll forward/back.",
   "3) READ, `session_id` alone: the whole session, or its first 20 and last 10 messages when it is long.",
   "4) BROWSE, no arguments: the most recent sessions with titles and previews.",
@@ -165,6 +165,7 @@ async function discover(port: SessionSearchPort, args: SessionSearchArgs): Promi
       matched_role: hit.role,
       matched_at: iso(hit.timestamp),
       match_message_id: hit.messageId,
+      ...(hit.session.lineageRootId ? { parent_session_id: hit.session.lineageRootId } : {}),
       snippet: hit.snippet,
       detail: full ? "full" : "compact",
       messages: full ? window.messages.map((message) => shapeMessage(message, hit.messageId)) : hit.context.map(shapeContext),

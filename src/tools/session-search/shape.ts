@@ -72,6 +72,7 @@ export function shapeRecent(session: SessionSearchSession): Record<string, unkno
     started_at: iso(session.startedAt),
     last_active: iso(session.lastActiveAt),
     message_count: session.messageCount,
+    ...(session.lineageRootId ? { parent_session_id: session.lineageRootId } : {}),
   };
 }
 
