@@ -1,12 +1,13 @@
 /**
  * The content scan of skills: the memory threat scanner (`../memory/threats.ts`, the one scanner
- * for text that later steers the agent) applied to skill text. Two adaptations, no rules of its
- * own: markdown code spans (`` `npm test` ``) lose their backticks outside fenced blocks, so a
+ * for text that later steers the agent) in its `skill` scope (procedures may name token variables
+ * in documented requests, hold HTML comments, say "you are now ready"). Two adaptations, no rules
+ * of its own: markdown code spans (`` `npm test` ``) lose their backticks outside fenced blocks, so a
  * documented command is not read as shell command substitution (inside fences backticks are
  * shell and stay); and text longer than the scanner's window is scanned in overlapping windows.
  * Pure; never throws.
  */
-import { findThreat, MAX_SCAN_CHARS } from "../memory/threats.js";
+import { MAX_SCAN_CHARS, threatReason } from "../memory/threats.js";
 
 /** Overlap between windows: longer than any bounded pattern of the scanner reaches. */
 const OVERLAP = 4096;
@@ -20,19 +21,10 @@ export function skillThreat(text: string): string | undefined {
   const prose = unquoteCodeSpans(text);
   // Consecutive windows overlap by OVERLAP chars, so every match shorter than that lies wholly in one.
   for (let start = 0; ; start += WINDOW) {
-    const found = findThreat(prose.slice(start, start + MAX_SCAN_CHARS));
-    if (found) return reasonOf(found);
+    const found = threatReason(prose.slice(start, start + MAX_SCAN_CHARS), "skill");
+    if (found) return found;
     if (start + MAX_SCAN_CHARS >= prose.length) return undefined;
   }
-}
-
-/** Turns the scanner's sentence for memory ("Refused: …; memory holds facts…") into a reason about skill text. */
-function reasonOf(message: string): string {
-  return message
-    .replace(/^Refused:\s*/, "")
-    .replace(/;\s*(?:memory holds facts, not instructions|secrets never go into memory)\.?$/, "")
-    .replace(/\bthe entry\b/g, "the text")
-    .replace(/\.$/, "");
 }
 
 /** Inline code spans outside fenced blocks with their backtick delimiters replaced by spaces. */
