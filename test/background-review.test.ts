@@ -118,6 +118,22 @@ describe("background review", () => {
     expect(refusal?.content).toContain("not available during a background review");
   });
 
+  it("keeps to Plan mode: a skill change the session could not make, its review cannot make either", async () => {
+    const session = await open();
+    session.approvals.mode = "plan";
+    const skill = `---\nname: deploy\ndescription: Ship it.\n---\n1. Run make deploy.\n`;
+    llm.push(
+      { text: "Here is the plan." },
+      { tool_calls: [{ id: "s1", name: "skill_manage", arguments: { action: "create", name: "deploy", content: skill } }] },
+      { text: "Nothing to save." },
+    );
+    await ask(session, "Plan the deploy.");
+    await session.backgroundReview();
+    expect(existsSync(join(home.home, "skills", "deploy"))).toBe(false);
+    const refusal = (llm.requests[2]!.body.messages as Sent[]).find((message) => message.tool_call_id === "s1");
+    expect(refusal?.content).toContain("Blocked in Plan mode");
+  });
+
   it("does not run when config.yaml switches it off", async () => {
     home.writeConfig(`model:\n  provider: custom\n  base_url: ${llm.baseUrl}\n  default: test-model\nmemory:\n  nudge_interval: 1\nauxiliary:\n  background_review:\n    enabled: false\n`);
     const session = await open();
@@ -125,6 +141,21 @@ describe("background review", () => {
     await ask(session, "hello");
     await session.backgroundReview();
     expect(llm.requests).toHaveLength(1);
+  });
+
+  it("never starts once the session has closed, even when the turn's answer lands after the close", async () => {
+    const session = await open();
+    // streamed in three pieces with pauses between them: the close comes while the answer is arriving
+    llm.push({ text: "one two three four five six seven", delayMs: 150 }, { tool_calls: [{ id: "r1", name: "memory", arguments: { target: "user", action: "add", content: "Closed sessions review." } }] }, { text: "Saved." });
+    const answered = ask(session, "hello");
+    await vi.waitFor(() => expect(llm.requests).toHaveLength(1));
+    const closed = session.dispose();
+    sessions.splice(sessions.indexOf(session), 1);
+    expect((await answered).stopReason).toBe("end_turn");
+    await closed;
+    await session.backgroundReview();
+    expect(llm.requests).toHaveLength(1);
+    expect(existsSync(userFile())).toBe(false);
   });
 
   it("is cancelled when the session closes", async () => {

@@ -44,19 +44,20 @@ describe("toolsets from config.yaml", () => {
     await agent!.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "/tools" }] });
     const text = replyText();
     expect(text).toContain("read_file:");
-    expect(text).toMatch(/Not available here:\n {2}terminal: needs bash on PATH\n {2}process: needs bash on PATH/);
+    expect(text).toMatch(/Not available here:\n {2}web_search: needs a search backend: [^\n]+\n {2}terminal: needs bash on PATH\n {2}process: needs bash on PATH/);
     expect(text).toContain("Unknown toolsets in config.yaml (ignored): no-such-set");
   });
 });
 
 describe("toolsets on /reset", () => {
   it("are resolved again from config.yaml as it is then", async () => {
-    const sessionId = await openSession("");
+    // As on a machine without Chromium, whatever this one has.
+    const sessionId = await openSession("", { ...home.env(), CHROME_PATH: "/nonexistent/chrome" });
     home.writeConfig(`model:\n  provider: custom\n  base_url: ${llm.baseUrl}\n  default: test-model\nagent:\n  disabled_toolsets: [terminal, memory]\n`);
     await agent!.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "/reset" }] });
     llm.push({ text: "ok" });
     await agent!.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
     const offered = (llm.requests.at(-1)!.body.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
-    expect(offered).toEqual(["read_file", "write_file", "patch", "search_files", "skills_list", "skill_view", "skill_manage", "todo", "session_search"]);
+    expect(offered).toEqual(["web_extract", "read_file", "write_file", "patch", "search_files", "skills_list", "skill_view", "skill_manage", "todo", "session_search", "execute_code", "delegate_task"]);
   });
 });

@@ -1,3 +1,4 @@
+import { canElicitForms } from "./elicitation.js";
 import { agent, methods, RequestError, type AgentApp } from "@agentclientprotocol/sdk/unstable";
 import type { Runtime } from "../runtime/runtime.js";
 import { log } from "../shared/logger.js";
@@ -55,7 +56,7 @@ export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: Ses
       methods.agent.session.new,
       guarded("session/new", async ({ params, client }) => {
         const mcpServers = parseMcpServers(params.mcpServers);
-        const session = await runtime.sessions.create(params.cwd, { mcpServers });
+        const session = await runtime.sessions.create(params.cwd, { mcpServers, canAskUser: canElicitForms(sessions.clientCapabilities) });
         log.info(`session ${session.id} created in ${session.cwd} (${session.providerId}:${session.model})`);
         return { sessionId: session.id, ...opened(runtime, sessions.add(session, client), { usage: true }) };
       }),

@@ -1,6 +1,7 @@
 import { methods, type AgentContext, type ClientCapabilities } from "@agentclientprotocol/sdk/unstable";
 import type { ToolPorts } from "../tools/ports.js";
 import { clientTerminalPort } from "./client-terminal.js";
+import { canElicitForms, elicitationPort } from "./elicitation.js";
 
 /** How long an edit written through the editor may take before it counts as failed. */
 export const EDITOR_WRITE_TIMEOUT_MS = 60_000;
@@ -14,6 +15,7 @@ export const EDITOR_WRITE_TIMEOUT_MS = 60_000;
  *   through the editor, so its buffers stay in sync; local disk is not written separately.
  * - `terminal` → `runInClientTerminal` (`terminal/*`): the terminal tool runs in the editor's
  *   terminal, embedded in the tool call.
+ * - `elicitation.form` → `askUser` (`elicitation/create`): `clarify` asks its questions as a form.
  * Nothing advertised → no ports (local disk and local bash). Reads stop waiting when `signal`
  * (the turn) is cancelled; writes are never abandoned half way, so the editor has the last word
  * on whether a write happened — unless it does not answer within a minute (the edit then fails).
@@ -37,5 +39,6 @@ export function editorPorts(client: AgentContext, capabilities: ClientCapabiliti
     };
   }
   if (capabilities?.terminal === true) ports.runInClientTerminal = clientTerminalPort(client, sessionId);
+  if (canElicitForms(capabilities)) ports.askUser = elicitationPort(client, sessionId);
   return ports;
 }

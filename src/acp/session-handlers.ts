@@ -1,3 +1,4 @@
+import { canElicitForms } from "./elicitation.js";
 import type {
   AgentContext,
   ForkSessionRequest,
@@ -69,7 +70,7 @@ async function liveSession(
     runtime.sessions.addMcpServers(existing.session, mcpServers);
     return { live: existing };
   }
-  const restored = await runtime.sessions.restoreWithTranscript(sessionId, cwd, { mcpServers });
+  const restored = await runtime.sessions.restoreWithTranscript(sessionId, cwd, { mcpServers, canAskUser: canElicitForms(sessions.clientCapabilities) });
   if (!restored) {
     if (existing) {
       runtime.sessions.addMcpServers(existing.session, mcpServers);
@@ -108,11 +109,11 @@ export async function handleResume(runtime: Runtime, sessions: SessionManager, c
 export async function handleFork(runtime: Runtime, sessions: SessionManager, client: AgentContext, params: ForkSessionRequest): Promise<ForkSessionResponse> {
   const mcpServers = parseMcpServers(params.mcpServers);
   await sessions.find(params.sessionId)?.session.saved();
-  let forked = await runtime.sessions.fork(params.sessionId, params.cwd, { mcpServers });
+  let forked = await runtime.sessions.fork(params.sessionId, params.cwd, { mcpServers, canAskUser: canElicitForms(sessions.clientCapabilities) });
   if (!forked) {
     // A session that was opened but never prompted has nothing stored: its fork starts empty.
     if (!sessions.find(params.sessionId)) throw notFound(params.sessionId);
-    forked = await runtime.sessions.create(params.cwd, { mcpServers });
+    forked = await runtime.sessions.create(params.cwd, { mcpServers, canAskUser: canElicitForms(sessions.clientCapabilities) });
   }
   return { sessionId: forked.id, ...opened(runtime, sessions.add(forked, client), { usage: false }) };
 }

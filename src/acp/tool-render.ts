@@ -1,6 +1,19 @@
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk/unstable";
 import type { DetailedToolName, ToolProgressMap } from "../tools/details.js";
+import {
+  browserBackRenderer,
+  browserClickRenderer,
+  browserConsoleRenderer,
+  browserGetImagesRenderer,
+  browserNavigateRenderer,
+  browserPressRenderer,
+  browserScrollRenderer,
+  browserSnapshotRenderer,
+  browserTypeRenderer,
+  browserVisionRenderer,
+} from "./render/browser.js";
 import { editDiffContent, patchRenderer, writeFileRenderer } from "./render/edit.js";
+import { executeCodeProgress, executeCodeRenderer } from "./render/execute-code.js";
 import { genericRenderer } from "./render/generic.js";
 import { processRenderer } from "./render/process.js";
 import { readFileRenderer } from "./render/read-file.js";
@@ -12,6 +25,9 @@ import { skillViewRenderer } from "./render/skill-view.js";
 import { terminalProgress, terminalRenderer } from "./render/terminal.js";
 import { textContent, truncate } from "./render/text.js";
 import { todoRenderer } from "./render/todo.js";
+import { delegateProgress, delegateRenderer } from "./render/delegate.js";
+import { visionAnalyzeRenderer } from "./render/vision.js";
+import { webExtractRenderer, webSearchRenderer } from "./render/web.js";
 import type {
   Completion,
   ProgressRenderer,
@@ -32,20 +48,35 @@ export const ABANDONED_TOOL_TEXT = "This tool call ended without a result (block
 
 /** Every built-in tool's renderer (required: a tool with a details type has one); other tools get the generic one. */
 const RENDERERS: { [N in DetailedToolName]: ToolRenderer<N> } = {
+  delegate_task: delegateRenderer,
+  web_search: webSearchRenderer,
+  web_extract: webExtractRenderer,
   read_file: readFileRenderer,
   write_file: writeFileRenderer,
   patch: patchRenderer,
   search_files: searchFilesRenderer,
+  vision_analyze: visionAnalyzeRenderer,
   terminal: terminalRenderer,
+  execute_code: executeCodeRenderer,
   process: processRenderer,
   todo: todoRenderer,
   session_search: sessionSearchRenderer,
   skills_list: skillsListRenderer,
   skill_view: skillViewRenderer,
   skill_manage: skillManageRenderer,
+  browser_navigate: browserNavigateRenderer,
+  browser_snapshot: browserSnapshotRenderer,
+  browser_click: browserClickRenderer,
+  browser_type: browserTypeRenderer,
+  browser_scroll: browserScrollRenderer,
+  browser_back: browserBackRenderer,
+  browser_press: browserPressRenderer,
+  browser_get_images: browserGetImagesRenderer,
+  browser_vision: browserVisionRenderer,
+  browser_console: browserConsoleRenderer,
 };
 
-const PROGRESS_RENDERERS: { [N in keyof ToolProgressMap]: ProgressRenderer<N> } = { terminal: terminalProgress };
+const PROGRESS_RENDERERS: { [N in keyof ToolProgressMap]: ProgressRenderer<N> } = { delegate_task: delegateProgress, terminal: terminalProgress, execute_code: executeCodeProgress };
 
 function startOf<N extends DetailedToolName>(event: ToolStartOf<N>): ToolCallContent[] {
   const renderer: ToolRenderer<N> = RENDERERS[event.tool];

@@ -6,6 +6,7 @@ import type { StoredToolOutcome, TypedToolOutcome } from "../tools/typed-call.js
 import type { ToolContext } from "../tools/types.js";
 import { failureText } from "./error-text.js";
 import type { EmitAgentEvent, StopReason } from "./events.js";
+import { iterationCeiling, refundsIteration } from "./iteration-budget.js";
 import { DEFAULT_MAX_RESPONSE_CHARS } from "./model-call.js";
 import { runModelStep, type ModelStepResult } from "./model-step.js";
 import { OutputBudget } from "./output-budget.js";
@@ -23,7 +24,10 @@ export interface TurnInput {
   /** The conversation so far. The turn appends to it in place, in order. */
   history: ChatMessage[];
   user: Extract<ChatMessage, { role: "user" }>;
-  /** Tool-calling iterations before one last call without tools. */
+  /**
+   * Tool-calling iterations before one last call without tools. A round whose calls are all
+   * `execute_code` does not count (Hermes' refund), within `iterationCeiling(maxTurns)` calls in all.
+   */
   maxTurns: number;
   /** Output cap per model call (`model.max_tokens`); raised within the turn after a `length` cut. */
   maxTokens?: number;
@@ -95,7 +99,9 @@ export const EMPTY_ANSWER_NUDGE =
  * - An answer still cut by the output cap after the continuations ends the turn with `max_tokens`. A
  *   tool call cut off by it is never run; its id gets an error result and the next call a higher cap.
  * - An empty answer right after tool results gets one nudge per turn (the nudge is not kept in history).
- * - After `maxTurns` tool rounds, one last call without tools; stop reason `max_turn_requests`.
+ * - After `maxTurns` tool rounds, one last call without tools; stop reason `max_turn_requests`. A round
+ *   whose calls are all `execute_code` is refunded (not counted), but after `iterationCeiling(maxTurns)`
+ *   calls with tools the last call comes whatever was refunded.
  * - A response that passes `maxResponseChars` is stopped (its HTTP stream closed) and ends the turn with
  *   `max_tokens`: what arrived is stored with a note saying it was cut off, the user is told, no tool runs.
  * - Tool-call arguments that are not a JSON object are stored as the model sent them, but sent back to
@@ -128,9 +134,12 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
 
   append(input.user);
 
+  /** Tool rounds given back because they only called execute_code (see `refundsIteration`). */
+  let refunded = 0;
+  const ceiling = iterationCeiling(input.maxTurns);
   for (let iteration = 0; ; iteration++) {
     if (signal.aborted) return finish("cancelled");
-    const withTools = iteration < input.maxTurns;
+    const withTools = iteration - refunded < input.maxTurns && iteration < ceiling;
     const messageId = input.newMessageId();
     const prepared = input.prepareMessages ? await input.prepareMessages(history, signal) : history;
     let first = true;
@@ -226,6 +235,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     );
     if (signal.aborted) return finish("cancelled");
     if (!recovered) return finish("max_tokens");
+    if (refundsIteration(toolCalls)) refunded++;
   }
 }
 

@@ -1,29 +1,15 @@
-import { redactRegisteredSecrets } from "../config/redact.js";
 import { argumentsProblem, type PreparedToolCall } from "../tools/prepared-call.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { typeDetails, type TypedToolOutcome } from "../tools/typed-call.js";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/types.js";
 import { toolEndEvent, toolProgressEvent, toolStartEvent, type EmitAgentEvent } from "./events.js";
+import { innerToolsPort } from "./inner-tools.js";
+import { redactDetails, redactResult } from "./redact-result.js";
 
 /** Decides whether a known tool may run now; returns the refusal text for the model, or undefined. */
 export type ToolGate = (tool: AnyTool) => string | undefined;
 
 export const CANCELLED_TOOL_RESULT = "Tool call cancelled by the user before it ran.";
-
-/** Tool output never carries the secrets the agent holds (to the model or the editor). */
-function redactResult(result: ToolResult): ToolResult {
-  return { ...result, content: redactRegisteredSecrets(result.content), details: redactDetails(result.details) };
-}
-
-/** Every string inside `details` (diffs, file text, output) with the agent's secrets masked; same shape. */
-function redactDetails<T>(details: T, depth = 0): T {
-  if (typeof details === "string") return redactRegisteredSecrets(details) as T;
-  if (!details || typeof details !== "object" || depth > 8) return details;
-  if (Array.isArray(details)) return details.map((item: unknown) => redactDetails(item, depth + 1)) as T;
-  const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(details)) copy[key] = redactDetails(value, depth + 1);
-  return copy as T;
-}
 
 /** What a finished call's result carried besides its text, typed by its tool, for the store. */
 export function toolOutcome(prepared: PreparedToolCall, result: ToolResult): TypedToolOutcome {
@@ -34,7 +20,8 @@ export function toolOutcome(prepared: PreparedToolCall, result: ToolResult): Typ
  * Runs one prepared tool call and reports it with a `tool_start` / `tool_end` pair. Unknown tools,
  * bad arguments and tool exceptions become error results for the model; never throws.
  * `produce`, when given, supplies the result instead of running the tool (a duplicate call, a call cut
- * off by the output cap); the call is still reported like any other.
+ * off by the output cap); the call is still reported like any other. The call's ports gain
+ * `innerTools` (see `innerToolsPort`): the session's tools behind the same gate and context.
  */
 export async function runToolCall(
   prepared: PreparedToolCall,
@@ -44,7 +31,8 @@ export async function runToolCall(
   gate?: ToolGate,
   produce?: () => Promise<ToolResult>,
 ): Promise<ToolResult> {
-  const ctx: ToolContext = { ...turnContext, callId: prepared.callId };
+  const innerTools = innerToolsPort({ registry, context: () => turnContext, outer: { callId: prepared.callId, name: prepared.name }, ...(gate ? { gate } : {}) });
+  const ctx: ToolContext = { ...turnContext, callId: prepared.callId, ports: { ...turnContext.ports, innerTools } };
   emit(toolStartEvent(prepared));
   ctx.reportProgress = (details) => emit(toolProgressEvent(prepared, redactDetails(details)));
   const result = redactResult(await (produce ?? execute)());

@@ -33,12 +33,20 @@ export function clip(text: string, max: number): string {
   return `${text.slice(0, head)}\n… [${text.length - head - tail} of ${text.length} chars omitted] …\n${text.slice(text.length - tail)}`;
 }
 
+/** A stored session with its messages and its delegated children (`subagent` sessions), for export. */
+export interface ExportedSession {
+  session: SessionRecord;
+  rows: readonly MessageRow[];
+  subagents?: readonly ExportedSession[];
+}
+
 /**
  * The session as Markdown: a title, its facts (id, directory, model, source, times, counts), then
  * each message under a heading by role. Assistant tool calls are fenced JSON; tool results and
  * system messages are fenced and clipped (head and tail kept); user and assistant text is whole.
+ * Its delegated children follow, each after a rule, titled `Subagent: …` (theirs in turn after them).
  */
-export function sessionMarkdown(session: SessionRecord, rows: readonly MessageRow[]): string {
+export function sessionMarkdown(session: SessionRecord, rows: readonly MessageRow[], subagents: readonly ExportedSession[] = []): string {
   const facts: Array<[string, string | null]> = [
     ["ID", `\`${session.id}\``],
     ["Directory", session.cwd],
@@ -52,6 +60,10 @@ export function sessionMarkdown(session: SessionRecord, rows: readonly MessageRo
   const out = [`# ${session.title?.trim() || "Untitled session"}`, ""];
   for (const [label, value] of facts) if (value) out.push(`- **${label}:** ${value}`);
   for (const row of rows) out.push("", ...messageMarkdown(row.message));
+  for (const child of subagents) {
+    const text = sessionMarkdown(child.session, child.rows, child.subagents).trimEnd();
+    out.push("", "---", "", text.replace(/^# /, "# Subagent: "));
+  }
   return `${out.join("\n")}\n`;
 }
 
@@ -88,9 +100,10 @@ function prettyArguments(raw: string): string {
   }
 }
 
-/** The session and all its messages, times as ISO 8601, nothing cut. */
-export function sessionJson(session: SessionRecord, rows: readonly MessageRow[]): unknown {
+/** The session and all its messages, times as ISO 8601, nothing cut; its delegated children under `subagents`. */
+export function sessionJson(session: SessionRecord, rows: readonly MessageRow[], subagents: readonly ExportedSession[] = []): unknown {
   return {
+    ...(subagents.length ? { subagents: subagents.map((child) => sessionJson(child.session, child.rows, child.subagents)) } : {}),
     session: {
       ...session,
       startedAt: new Date(session.startedAt).toISOString(),

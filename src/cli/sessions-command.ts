@@ -5,7 +5,7 @@ import { errorMessage } from "../shared/errors.js";
 import { openSessionDirectory } from "../runtime/open-directory.js";
 import type { CheckResult, RepairReport, SessionDirectory, SessionSummary } from "../runtime/session-directory.js";
 import { bootstrap } from "./bootstrap.js";
-import { formatLocalTime, sessionJson, sessionMarkdown } from "./session-export.js";
+import { formatLocalTime, sessionJson, sessionMarkdown, type ExportedSession } from "./session-export.js";
 
 export const SESSIONS_USAGE = `Usage:
   hermes sessions list [--cwd DIR] [--limit N] [--json]   stored sessions, most recent first (50 by default),
@@ -119,8 +119,26 @@ function exportSession(store: SessionDirectory, argv: string[]): number {
   const found = store.exportable(id);
   if (!found) return noSuchSession(id);
   const { session, rows } = found;
-  write(values.json ? JSON.stringify(sessionJson(session, rows), null, 2) : sessionMarkdown(session, rows).trimEnd());
+  const subagents = subagentsOf(store, id);
+  write(values.json ? JSON.stringify(sessionJson(session, rows, subagents), null, 2) : sessionMarkdown(session, rows, subagents).trimEnd());
   return 0;
+}
+
+/** The `subagent` sessions `id` delegated to (oldest first), with theirs, a few levels deep. */
+function subagentsOf(store: SessionDirectory, id: string, depth = 0): ExportedSession[] {
+  if (depth >= 4) return [];
+  const children: SessionSummary[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = store.list({ source: "subagent", limit: 1000, ...(cursor ? { cursor } : {}) });
+    children.push(...page.sessions.filter((summary) => summary.parentSessionId === id));
+    cursor = page.nextCursor;
+  } while (cursor);
+  children.sort((a, b) => a.startedAt - b.startedAt);
+  return children.flatMap((child) => {
+    const found = store.exportable(child.id);
+    return found ? [{ ...found, subagents: subagentsOf(store, child.id, depth + 1) }] : [];
+  });
 }
 
 function deleteSession(store: SessionDirectory, argv: string[]): number {

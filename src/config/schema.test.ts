@@ -22,6 +22,8 @@ describe("configSchema", () => {
       skills: { external_dirs: [], disabled: [], platform_disabled: {}, trusted_project_dirs: [], project_discovery: true, creation_nudge_interval: 15 },
       auxiliary: { background_review: { enabled: true } },
       web: { allow_private_urls: false, blocked_domains: [] },
+      browser: { allow_localhost: true, allow_private_urls: false, headless: true, command_timeout: 30, inactivity_timeout: 120 },
+      delegation: { max_concurrent_children: 3, max_spawn_depth: 1, max_iterations: 50, max_async_children: 3, subagent_auto_approve: false, orchestrator_enabled: true, acp_agents: {} },
       command_allowlist: [],
     });
   });

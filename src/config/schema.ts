@@ -31,6 +31,17 @@ const stringList = z.preprocess((value) => {
   return Array.isArray(value) ? value.map(String) : value;
 }, z.array(z.string()).default([]));
 
+/** A boolean flag as Hermes coerces it (`_coerce_capability_bool`): booleans, 0/1 and YAML tokens; anything else → absent. */
+const capabilityFlag = (value: unknown): boolean | undefined => {
+  if (typeof value === "boolean") return value;
+  if (value === 0 || value === 1) return value === 1;
+  if (typeof value !== "string") return undefined;
+  const token = value.trim().toLowerCase();
+  if (["true", "yes", "on", "1"].includes(token)) return true;
+  if (["false", "no", "off", "0"].includes(token)) return false;
+  return undefined;
+};
+
 const count = (fallback: number) => z.number().int().min(1).default(fallback);
 const seconds = (fallback: number) => z.number().positive().default(fallback);
 
@@ -58,6 +69,12 @@ const modelSection = z.preprocess(
        * (the turn ends with `max_tokens`). Absent = 1,000,000 (the loop's DEFAULT_MAX_RESPONSE_CHARS).
        */
       max_response_chars: z.number().int().positive().optional(),
+      /**
+       * Whether the model takes images (Hermes' override of its capability lookup): true offers
+       * `vision_analyze` on it, false sends images only to `auxiliary.vision`. Absent = judged from
+       * the model's name. YAML spellings (`yes`, `"false"`, 0/1) count; anything else is ignored.
+       */
+      supports_vision: z.preprocess(capabilityFlag, z.boolean().optional()),
     })
     .prefault({})
     .transform(({ model, ...rest }) => ({ ...rest, default: rest.default ?? model })),
@@ -221,6 +238,62 @@ export const configSchema = z.looseObject({
         exa_api_url: z.string().min(1).optional(),
         allow_private_urls: z.boolean().default(false),
         blocked_domains: stringList,
+      })
+      .prefault({}),
+  ),
+  /**
+   * The browser toolset (`src/tools/browser/`): the system's Chromium or Chrome, headless, driven
+   * by playwright-core (never a downloaded browser). `executable_path` names it (else
+   * `CHROME_PATH` / `PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH`, then the usual install paths).
+   * Every request a page makes follows the web URL policy; `allow_localhost` (on) also lets pages
+   * reach loopback (your dev servers), `allow_private_urls` (Hermes' key, like
+   * `web.allow_private_urls`) other private addresses; metadata addresses never. `command_timeout`
+   * (s) bounds each action (navigation gets at least 60 s); `inactivity_timeout` (s) closes an idle
+   * browser (0 = never).
+   */
+  browser: orAbsent(
+    z
+      .looseObject({
+        executable_path: z.string().trim().min(1).optional(),
+        allow_localhost: z.boolean().default(true),
+        allow_private_urls: z.boolean().default(false),
+        headless: z.boolean().default(true),
+        /** Hermes floors it at 5 s. */
+        command_timeout: z.number().positive().default(30).transform((value) => Math.max(value, 5)),
+        inactivity_timeout: z.number().min(0).default(120),
+      })
+      .prefault({}),
+  ),
+  /**
+   * `delegate_task` subagents (Hermes' `delegation:` keys and defaults; see src/runtime/delegation/):
+   * tasks one call may run at once, how deep delegation may nest (1 = children never delegate),
+   * each child's own iteration budget, background children at once, and whether children's
+   * dangerous commands are allowed without asking (off: denied). `acp_agents` names external ACP
+   * agents a task may run as (`agent: <name>`): `{ command, args, env }`, started in the session's
+   * folder outside the sandbox (they use their own tools and their own sandboxing).
+   */
+  delegation: orAbsent(
+    z
+      .looseObject({
+        max_concurrent_children: count(3),
+        max_spawn_depth: count(1),
+        max_iterations: count(50),
+        max_async_children: count(3),
+        subagent_auto_approve: z.preprocess(capabilityFlag, z.boolean().default(false)),
+        orchestrator_enabled: z.preprocess(capabilityFlag, z.boolean().default(true)),
+        acp_agents: orAbsent(
+          z
+            .record(
+              z.string(),
+              z.looseObject({
+                command: z.string().min(1),
+                args: stringList,
+                env: orAbsent(z.record(z.string(), z.string()).default({})),
+                description: z.string().optional(),
+              }),
+            )
+            .default({}),
+        ),
       })
       .prefault({}),
   ),

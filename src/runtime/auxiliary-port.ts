@@ -49,6 +49,7 @@ export function createAuxiliaryPort(deps: AuxiliaryPortDeps): AuxiliaryModelPort
       return createSummarizer(
         () => provider,
         () => resolved.model,
+        `${task.replace("_", " ")} request`,
       )(messages, options.signal, { maxTokens: options.maxTokens });
     },
     describe(task) {

@@ -1,6 +1,14 @@
-import { describe, expect, it } from "vitest";
+import { tmpdir } from "node:os";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { startFakeLlm, type FakeLlm } from "../../test/support/fake-llm.js";
 import { parseConfigText } from "../config/load.js";
-import { ReviewCadence, reviewPrompt, reviewSettings, savedAction, type TurnSummary } from "./background-review.js";
+import { defaultConfig } from "../config/schema.js";
+import { createOpenAiChatProvider } from "../llm/openai-chat.js";
+import { sandboxSettings } from "../tools/exec/sandbox/settings.js";
+import { ToolRegistry } from "../tools/registry.js";
+import { defineTool } from "../tools/types.js";
+import { BackgroundReviewer, ReviewCadence, reviewPrompt, reviewSettings, savedAction, type ReviewInput, type TurnSummary } from "./background-review.js";
 
 const both = { memory: true, skills: true };
 const turn = (iterations: string[][] = [], answered = true, available = both): TurnSummary => ({ iterations, answered, available });
@@ -71,5 +79,81 @@ describe("reviewPrompt", () => {
     expect(reviewPrompt({ memory: true, skills: false })).not.toContain("skill_view");
     expect(reviewPrompt(both)).toContain("memory");
     expect(reviewPrompt(both)).toContain("skill_view");
+  });
+});
+
+describe("BackgroundReviewer", () => {
+  let llm: FakeLlm;
+  beforeEach(async () => {
+    llm = await startFakeLlm();
+  });
+  afterEach(async () => {
+    await llm.close();
+  });
+
+  /** A `memory` tool whose write finishes only when `finish` is called (a write waiting on Python Hermes' lock). */
+  function slowMemory() {
+    let started!: () => void;
+    let finish!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const gate = new Promise<void>((resolve) => (finish = resolve));
+    const tool = defineTool({
+      name: "memory",
+      description: "memory",
+      kind: "other",
+      mutating: true,
+      params: z.object({ target: z.string(), action: z.string(), content: z.string() }),
+      describe: () => ({ title: "memory", locations: [] }),
+      execute: async () => {
+        started();
+        await gate;
+        return { content: JSON.stringify({ success: true, target: "user" }) };
+      },
+    });
+    return { tool, running, finish };
+  }
+
+  const input = (tools: ToolRegistry): ReviewInput => ({
+    kinds: { memory: true, skills: false },
+    provider: createOpenAiChatProvider({ id: "custom", baseUrl: llm.baseUrl, apiKey: "no-key-required" }),
+    model: "test-model",
+    providerLabel: "custom",
+    systemPrompt: "SYSTEM",
+    tools,
+    conversation: [{ role: "user", content: "I prefer short answers." }, { role: "assistant", content: "Noted." }],
+    toolContext: { sessionId: "s", cwd: tmpdir(), hermesHome: tmpdir(), config: defaultConfig(), sandbox: sandboxSettings(defaultConfig(), false) },
+  });
+
+  it("still tells what a write under way when it was cancelled saved, and waits for it when idle is asked", async () => {
+    const memory = slowMemory();
+    llm.push({ tool_calls: [{ id: "m1", name: "memory", arguments: { target: "user", action: "add", content: "Short answers." } }] }, { text: "Saved." });
+    const reviewer = new BackgroundReviewer();
+    reviewer.schedule(input(new ToolRegistry([memory.tool])));
+    await memory.running;
+    reviewer.cancel("a new turn started");
+    expect(reviewer.takeNotice()).toBeUndefined();
+    memory.finish();
+    await reviewer.idle();
+    expect(reviewer.takeNotice()).toBe("💾 Background review: User profile updated");
+  });
+
+  it("reviews the conversation as it was when the review was scheduled", async () => {
+    llm.push({ text: "Nothing to save." });
+    const reviewer = new BackgroundReviewer();
+    const scheduled = input(new ToolRegistry([]));
+    const conversation = [...scheduled.conversation];
+    reviewer.schedule({ ...scheduled, conversation });
+    conversation.length = 0; // the session's history cleared (/reset) before the review starts
+    await reviewer.idle();
+    const sent = llm.requests[0]!.body.messages as Array<{ role: string; content: string }>;
+    expect(sent.map((message) => message.content)).toEqual(["SYSTEM", "I prefer short answers.", "Noted.", expect.stringContaining("Review the conversation above")]);
+  });
+
+  it("starts nothing after close", async () => {
+    const reviewer = new BackgroundReviewer();
+    reviewer.close();
+    reviewer.schedule(input(new ToolRegistry([])));
+    await reviewer.idle();
+    expect(llm.requests).toHaveLength(0);
   });
 });

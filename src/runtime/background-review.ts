@@ -13,6 +13,7 @@
  * `auxiliary.background_review.enabled` is false or `HERMES_BACKGROUND_REVIEW=off`.
  */
 import { runTurn } from "../agent/loop.js";
+import type { ToolGate } from "../agent/tool-runner.js";
 import type { HermesConfig } from "../config/schema.js";
 import type { ChatMessage, Provider, TokenUsage } from "../llm/types.js";
 import { errorMessage } from "../shared/errors.js";
@@ -102,6 +103,8 @@ export interface ReviewInput {
   conversation: readonly ChatMessage[];
   /** Tool context of the session; the review gets its own tool state and no approval ports. */
   toolContext: Pick<ToolContext, "sessionId" | "cwd" | "hermesHome" | "config" | "sandbox">;
+  /** The session's own gate as it stands when each call runs (Plan mode), applied to the review's tools too. */
+  sessionGate?: ToolGate;
   maxTokens?: number;
   /** Told the review's token usage once it ends (added to the session's totals). Must not throw. */
   onUsage?: (usage: TokenUsage) => void;
@@ -109,20 +112,27 @@ export interface ReviewInput {
 
 /**
  * Runs at most one review at a time for a session. `schedule` starts one on the next event-loop
- * turn (after the turn's answer has gone out); `cancel` stops a scheduled or running one at once.
- * What a review saved is kept as one line for `takeNotice`. Never throws; failures are logged.
+ * turn (after the turn's answer has gone out); `cancel` stops a scheduled or running one at once
+ * (a tool call already under way still finishes, and what it saved is still told); `close` does
+ * too and refuses every later `schedule`. What a review saved is kept as one line for
+ * `takeNotice`. Never throws; failures are logged.
  */
 export class BackgroundReviewer {
   private timer: NodeJS.Immediate | undefined;
   private run: { controller: AbortController; actions: string[]; done: Promise<void> } | undefined;
+  /** Cancelled runs whose last tool call has not returned yet. */
+  private readonly draining = new Set<Promise<void>>();
   private readonly saved: string[] = [];
+  private closed = false;
 
-  /** Starts a review soon, unless one is already running (Hermes skips it then). */
+  /** Starts a review soon, unless one is already running (Hermes skips it then) or the session has closed. */
   schedule(input: ReviewInput): void {
-    if (this.run || this.timer) return;
+    if (this.closed || this.run || this.timer) return;
+    // the conversation as it is now: the session's history may change before the review starts (/reset)
+    const copy = { ...input, conversation: [...input.conversation] };
     this.timer = setImmediate(() => {
       this.timer = undefined;
-      this.start(input);
+      this.start(copy);
     });
   }
 
@@ -134,10 +144,18 @@ export class BackgroundReviewer {
     if (!run) return;
     this.run = undefined;
     this.keep(run.actions);
+    this.draining.add(run.done);
+    void run.done.finally(() => this.draining.delete(run.done));
     if (!run.controller.signal.aborted) {
       log.info(`background review cancelled: ${reason}`);
       run.controller.abort();
     }
+  }
+
+  /** For a session that closed: cancels what runs and never starts another review. */
+  close(): void {
+    this.closed = true;
+    this.cancel("the session closed");
   }
 
   /** One line naming what reviews saved since the last call, or undefined. */
@@ -147,10 +165,11 @@ export class BackgroundReviewer {
     return line;
   }
 
-  /** Resolves when no review is scheduled or running (for tests and shutdown). Never rejects. */
+  /** Resolves when no review is scheduled, running or finishing a cancelled tool call (for tests and shutdown). Never rejects. */
   async idle(): Promise<void> {
-    while (this.timer || this.run) {
+    while (this.timer || this.run || this.draining.size > 0) {
       if (this.run) await this.run.done;
+      else if (this.draining.size > 0) await Promise.all(this.draining);
       else await new Promise((resolve) => setImmediate(resolve));
     }
   }
@@ -160,8 +179,8 @@ export class BackgroundReviewer {
     const actions: string[] = [];
     const run = { controller, actions, done: Promise.resolve() };
     run.done = this.execute(input, controller.signal, actions).finally(() => {
-      if (this.run !== run) return;
-      this.run = undefined;
+      if (this.run === run) this.run = undefined;
+      // also after a cancel: a tool call that was under way may have saved something since
       this.keep(actions);
     });
     this.run = run;
@@ -191,7 +210,8 @@ export class BackgroundReviewer {
         signal,
         emit: () => {},
         newMessageId: newId,
-        toolGate: (tool) => (REVIEW_TOOLS.has(tool.name) ? undefined : `${tool.name} is not available during a background review: only memory and skill tools run here.`),
+        toolGate: (tool) =>
+          REVIEW_TOOLS.has(tool.name) ? input.sessionGate?.(tool) : `${tool.name} is not available during a background review: only memory and skill tools run here.`,
         onAppend: (message) => {
           if (message.role === "assistant") {
             for (const call of message.tool_calls ?? []) calls.set(call.id, { name: call.function.name, args: parseArgs(call.function.arguments) });

@@ -1,7 +1,7 @@
 import { planModeRefusal } from "./edit-policy.js";
 
-/** Tools that run commands; in plan mode they run inside a read-only sandbox. */
-const COMMAND_TOOLS = new Set(["terminal", "process"]);
+/** Tools that run commands; in plan mode they run inside a read-only sandbox (execute_code's inner tool calls meet the plan-mode gate themselves). */
+const COMMAND_TOOLS = new Set(["terminal", "process", "execute_code"]);
 
 /**
  * The refusal a tool gets in plan mode, or undefined when it may run. With a sandbox configured

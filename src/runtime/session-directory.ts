@@ -10,6 +10,7 @@ import { loadSqlite } from "../store/sqlite.js";
 import type { StateStore } from "../store/state-store.js";
 import type { ListSessionsOptions, MessageRow, SessionPage, SessionRecord, SessionSummary, StoredMessage } from "../store/types.js";
 import { afterLastReset } from "./history-reset.js";
+import { HIDDEN_SOURCES } from "../store/lineage.js";
 
 export type { CheckResult, ListSessionsOptions, MessageRow, RepairReport, SalvageReport, SessionPage, SessionRecord, SessionSummary, StoredMessage };
 
@@ -58,14 +59,14 @@ export class SessionDirectory {
   search(options: SearchOptions): SearchResult {
     if (!this.store) return { strategy: "none", hits: [] };
     const own = this.store.searchMessages(options);
-    const foreign = this.store.hermesHistory()?.search(options) ?? [];
+    const foreign = (this.store.hermesHistory()?.search(options) ?? []).filter((hit) => this.onlyHermes(hit.sessionId));
     const limit = Math.min(10, Math.max(1, Math.floor(options.limit ?? 3)));
     return { strategy: own.strategy, hits: mergeHits(own.hits, foreign, options.sort ?? "relevance", limit) };
   }
 
   /**
    * `hermes sessions list`: hermes-acp's sessions and Python Hermes' visible ones (read-only,
-   * `origin: "hermes"`, hidden sources left out), most recently active first, at most `limit`;
+   * `origin: "hermes"`; hidden sources, delegated `subagent` runs among them, left out of both), most recently active first, at most `limit`;
    * `cwd` keeps sessions of that real folder. `more` when others were left out. (`list`, which the
    * editor pages through and can load, stays hermes-acp's own.)
    */
@@ -75,10 +76,11 @@ export class SessionDirectory {
     let cursor: string | undefined;
     do {
       const page = this.store.listSessions({ limit: Math.min(1000, options.limit - own.length), ...(options.cwd ? { cwd: options.cwd } : {}), ...(cursor ? { cursor } : {}) });
-      own.push(...page.sessions);
+      own.push(...page.sessions.filter((session) => !HIDDEN_SOURCES.includes(session.source)));
       cursor = page.nextCursor;
     } while (cursor && own.length < options.limit);
-    const foreign = this.store.hermesHistory()?.listSessions(options) ?? { sessions: [], more: false };
+    const listed = this.store.hermesHistory()?.listSessions(options) ?? { sessions: [], more: false };
+    const foreign = { ...listed, sessions: listed.sessions.filter((session) => this.onlyHermes(session.id)) };
     const sessions = mergeSummaries(own, foreign.sessions, options.limit);
     return { sessions, more: cursor !== undefined || foreign.more || own.length + foreign.sessions.length > sessions.length };
   }
@@ -93,6 +95,11 @@ export class SessionDirectory {
     const history = this.store?.hermesHistory();
     const foreign = history?.getSession(id);
     return history && foreign ? { session: foreign, rows: history.messageRows(id) } : undefined;
+  }
+
+  /** Whether a Hermes session id is not also one of hermes-acp's (then the id names hermes-acp's session, and Hermes' is left out). */
+  private onlyHermes(id: string): boolean {
+    return this.store?.getSession(id) === undefined;
   }
 
   /** True when `id` is a session of Python Hermes' state.db (which hermes-acp never changes). */

@@ -23,6 +23,7 @@ import type { SessionDirectory, TranscriptEntry } from "./session-directory.js";
 import { createAuxiliaryPort } from "./auxiliary-port.js";
 import { reviewSettings, type ReviewSettings } from "./background-review.js";
 import { createSessionSearchPort } from "./session-search-port.js";
+import { SessionDelegation } from "./delegation/session-delegation.js";
 import { AgentSession } from "./session.js";
 import { sessionContextWindow, type ModelWindowLookup } from "./session-context.js";
 import { buildSessionSystemPrompt, storedPromptFits } from "./session-prompt.js";
@@ -34,6 +35,8 @@ export interface SessionOpenOptions {
    * `mcp_servers`, connect in the background; see SessionMcp.
    */
   mcpServers?: readonly McpServerInput[];
+  /** The front end can ask the user questions (ACP form elicitation); without it `clarify` is left out. */
+  canAskUser?: boolean;
 }
 
 /**
@@ -62,7 +65,7 @@ export class SessionFactory {
     const resolved = this.config.resolve(config);
     const id = newId();
     const systemPrompt = await this.systemPrompt(config, resolved, cwd, new Date());
-    return this.assemble({ id, cwd, config, resolved, systemPrompt, source: options.source ?? "acp", mcpServers: options.mcpServers ?? [] });
+    return this.assemble({ id, cwd, config, resolved, systemPrompt, source: options.source ?? "acp", mcpServers: options.mcpServers ?? [], canAskUser: options.canAskUser ?? false });
   }
 
   /**
@@ -106,6 +109,7 @@ export class SessionFactory {
       title: record.title,
       parentSessionId: record.parentSessionId,
       mcpServers: options.mcpServers ?? [],
+      canAskUser: options.canAskUser ?? false,
     });
     return { session, transcript };
   }
@@ -146,6 +150,7 @@ export class SessionFactory {
       title: record.title,
       parentSessionId: record.parentSessionId,
       mcpServers: options.mcpServers ?? [],
+      canAskUser: options.canAskUser ?? false,
     });
   }
 
@@ -207,6 +212,7 @@ export class SessionFactory {
     title?: string | null;
     parentSessionId?: string | null;
     mcpServers: readonly McpServerInput[];
+    canAskUser: boolean;
     /** Instead of the provider for `resolved`. */
     provider?: Provider;
     unusable?: () => HermesError | undefined;
@@ -224,7 +230,7 @@ export class SessionFactory {
       modelConfig: { base_url: resolved.baseUrl },
     });
     // The tool list is fixed for the session (the provider's prompt cache keys on it).
-    const toolset = this.toolsetFor(config);
+    const toolset = forFrontEnd(this.toolsetFor(config), input.canAskUser);
     for (const name of toolset.unknown) log.warn(`config.yaml names toolset "${name}", which does not exist; ignored`);
     const tools = new ToolRegistry(toolset.tools);
     const provider = input.provider ?? (await this.config.provider(resolved, config));
@@ -241,6 +247,21 @@ export class SessionFactory {
       resolveModel: (value, on) => this.config.resolveModel(value, on, config),
       provider: (endpoint) => this.config.provider(endpoint, config),
     });
+    // Children run on the session's model and mode as they are when each child starts.
+    const delegation = new SessionDelegation({
+      parent: {
+        id: input.id,
+        cwd: input.cwd,
+        hermesHome: this.paths.home,
+        config,
+        env: this.config.env,
+        store: this.store,
+        model: () => ({ resolved: current().resolved, provider: current().modelProvider, ...(current().supportsReasoningEffort ? { reasoningEffort: current().reasoningEffort } : {}) }),
+        tools: () => tools.list(),
+        mode: () => current().approvals.mode,
+      },
+      background: true,
+    });
     const session: AgentSession = new AgentSession({
       id: input.id,
       cwd: input.cwd,
@@ -249,13 +270,14 @@ export class SessionFactory {
       provider,
       tools,
       toolset,
-      resolveToolset: () => resolveToolset(this.config.orDefaults(), this.config.env),
+      resolveToolset: () => forFrontEnd(resolveToolset(this.config.orDefaults(), this.config.env), input.canAskUser),
       mcp,
       systemPrompt: input.systemPrompt,
       ...(this.contextWindowLookup ? { contextWindowLookup: this.contextWindowLookup } : {}),
       hermesHome: this.paths.home,
       recorder: new SessionRecorder(this.store, meta),
-      ports: { sessionSearch: createSessionSearchPort(this.store, input.id), auxiliaryModel },
+      ports: { sessionSearch: createSessionSearchPort(this.store, input.id), auxiliaryModel, delegate: delegation },
+      delegation,
       ...(input.history ? { history: input.history } : {}),
       ...(input.title !== undefined ? { title: input.title } : {}),
       ...(input.unusable ? { unusable: input.unusable } : {}),
@@ -332,6 +354,16 @@ export class SessionFactory {
       return kept;
     });
   }
+}
+
+/** `toolset` minus what the front end cannot serve: `clarify` needs an editor that shows questions. */
+function forFrontEnd(toolset: ResolvedToolset, canAskUser: boolean): ResolvedToolset {
+  if (canAskUser || !toolset.tools.some((tool) => tool.name === "clarify")) return toolset;
+  return {
+    ...toolset,
+    tools: toolset.tools.filter((tool) => tool.name !== "clarify"),
+    unavailable: [...toolset.unavailable, { tool: "clarify", reason: "the editor cannot show questions (ACP form elicitation)" }],
+  };
 }
 
 function withReview(review: ReviewSettings | undefined): { review?: ReviewSettings } {

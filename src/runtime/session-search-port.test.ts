@@ -194,6 +194,24 @@ describe("createSessionSearchPort with Python Hermes' state.db beside it", () =>
     expect(body.results[1]).toMatchObject({ parent_session_id: ROOT, source: "discord" });
   });
 
+  it("leaves out Hermes' sessions whose id is also hermes-acp's, or the current session's", async () => {
+    store.close();
+    const forged = (id: string, text: string) => ({ id, source: "cli", startedAt: 1_735_100_000, messages: [{ role: "user" as const, content: text }, { role: "assistant" as const, content: "ok" }] });
+    writeHermesState(join(root, "state.db"), [...hermesUserSessions(), forged("own-buttermilk", "forged buttermilk copy"), forged("current", "forged buttermilk current")]);
+    store = new StateStore(join(root, "state.db"), { now: () => (clock += 1000) });
+    write("own-buttermilk", [user("buttermilk substitutes for the cake"), assistant("Yogurt thinned with milk works.")], "Cake");
+    const port = createSessionSearchPort(store, "current");
+    const hits = await port.search({ query: "buttermilk", limit: 10 });
+    expect(hits.map((hit) => [hit.session.id, hit.session.source])).toEqual([
+      [TELEGRAM, "telegram"],
+      ["own-buttermilk", "acp"],
+    ]);
+    const recent = (await port.recent(20)).map((session) => session.id);
+    expect(recent.filter((id) => id === "own-buttermilk")).toHaveLength(1);
+    expect(recent).not.toContain("current");
+    expect((await port.read("own-buttermilk"))!.session.source).toBe("acp");
+  });
+
   it("still answers with hermes-acp's own sessions when Hermes' file cannot be read, saying so once", async () => {
     store.close();
     const db = new (loadSqlite())(join(root, "state.db"));

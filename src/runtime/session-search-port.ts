@@ -25,11 +25,16 @@ const PREVIEW_CHARS = 120;
  * Session ids of the two databases do not overlap (hermes-acp's are UUIDs, Hermes' are
  * `YYYYMMDD_HHMMSS_hex`), so ids are used as they are: a session id is looked up in hermes-acp's
  * database first, then in Hermes', and a message id is only ever read in its session's database.
+ * Should a file hold an id of hermes-acp's anyway, that id is hermes-acp's session: Hermes' hits
+ * and rows of it are left out.
  * Discovery and browse merge both databases (store/history-merge.ts): rank by rank for relevance,
  * by time for `recent` and browse.
  */
 export function createSessionSearchPort(store: StateStore, currentSessionId: string): SessionSearchPort {
   const hermes = (): HermesHistory | undefined => store.hermesHistory();
+  // An id both databases hold (a copied or forged row) reads hermes-acp's session everywhere, so
+  // Hermes' session of that id, and the current session, never come back from discovery or browse.
+  const reachable = (id: string): boolean => id !== currentSessionId && store.getSession(id) === undefined;
   const recordOf = (hit: { origin?: "hermes"; sessionId: string }): SessionRecord | undefined =>
     hit.origin === "hermes" ? hermes()?.getSession(hit.sessionId) : store.getSession(hit.sessionId);
   return {
@@ -43,7 +48,7 @@ export function createSessionSearchPort(store: StateStore, currentSessionId: str
         ...(sort ? { sort } : {}),
       };
       const own = store.searchMessages(options).hits;
-      const foreign = hermes()?.search(options) ?? [];
+      const foreign = (hermes()?.search(options) ?? []).filter((hit) => reachable(hit.sessionId));
       return mergeHits(own, foreign, sort ?? "relevance", limit).map((hit) => toHit(hit, recordOf(hit)));
     },
 
@@ -72,7 +77,7 @@ export function createSessionSearchPort(store: StateStore, currentSessionId: str
 
     async recent(limit) {
       const own = store.recentSessions({ limit, excludeSessionId: currentSessionId });
-      const foreign = hermes()?.recentSessions({ limit }) ?? [];
+      const foreign = (hermes()?.recentSessions({ limit }) ?? []).filter((recent) => reachable(recent.id));
       return mergeRecent(own, foreign, limit).map((recent) => ({
         id: recent.id,
         title: recent.title,

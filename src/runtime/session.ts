@@ -17,6 +17,7 @@ import { keyHint } from "./key-hint.js";
 import { titleFromPrompt } from "./title.js";
 import { resetMarker } from "./history-reset.js";
 import { resetReadDedup } from "../tools/file-tracker/file-tracker.js";
+import { resetBrowserSession } from "../tools/browser/state.js";
 import type { CompressionReport, ContextCompressor, Summarize } from "../agent/compression.js";
 import { createSessionCompressor, type ModelWindowLookup, type SessionContextUsage } from "./session-context.js";
 import type { HermesError } from "../shared/errors.js";
@@ -24,6 +25,7 @@ import type { ResolvedToolset } from "../tools/toolsets.js";
 import { isReasoningEffort, supportsReasoningEffort, type ReasoningEffort } from "../llm/catalog.js";
 import { contentText } from "../shared/content-text.js";
 import { BackgroundReviewer, ReviewCadence, type ReviewSettings } from "./background-review.js";
+import type { SessionDelegation } from "./delegation/session-delegation.js";
 
 /** How long closing a session waits for its queued writes (a locked state.db) before giving up on them. */
 const DISPOSE_SETTLE_MS = 1500;
@@ -62,6 +64,8 @@ export interface SessionParts {
   unusable?: () => HermesError | undefined;
   /** When set, a background review may follow a turn (see background-review.ts); fixed for the session. */
   review?: ReviewSettings;
+  /** Its delegate_task children: told as each turn starts (asker, cancel, background results), stopped by `dispose`. */
+  delegation?: SessionDelegation;
 }
 
 export interface PromptResult extends TurnResult {
@@ -197,8 +201,9 @@ export class AgentSession {
 
   /** Releases what the session's tools hold (background processes, shells, MCP servers). Never throws. */
   async dispose(): Promise<void> {
-    this.reviewer.cancel("the session closed");
-    await Promise.allSettled([this.toolState.dispose(), this.parts.mcp?.dispose(), this.parts.recorder.close(DISPOSE_SETTLE_MS)]);
+    // also a turn still answering must not start a review once the session is gone
+    this.reviewer.close();
+    await Promise.allSettled([this.parts.delegation?.dispose(), this.toolState.dispose(), this.parts.mcp?.dispose(), this.parts.recorder.close(DISPOSE_SETTLE_MS), this.reviewer.idle()]);
   }
 
   /**
@@ -249,6 +254,8 @@ export class AgentSession {
     // MCP servers still starting get a bounded wait, so their tools are there for the first model call.
     await this.parts.mcp?.beforeTurn(options.signal);
     const ports: ToolPorts = { ...this.parts.ports, ...options.ports, ...this.approvals.ports(options.asker, options.signal) };
+    // Background children's finished results go before the user's message; this turn's asker is the one children use.
+    const user = this.parts.delegation?.beginTurn({ asker: options.asker, signal: options.signal, notifyUser: ports.notifyUser }, content) ?? content;
     let result: TurnResult;
     try {
       result = await runTurn({
@@ -257,7 +264,7 @@ export class AgentSession {
         systemPrompt: this.systemPrompt,
         tools: this.parts.tools,
         history: this.history,
-        user: { role: "user", content },
+        user: { role: "user", content: user },
         maxTurns: config.agent.max_turns,
         ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
         ...(config.model.max_response_chars ? { maxResponseChars: config.model.max_response_chars } : {}),
@@ -340,7 +347,7 @@ export class AgentSession {
    * from the next turn on, and reads are no longer deduplicated against results it lost. state.db
    * keeps the earlier messages behind a reset marker (see history-reset.ts), so a later load,
    * resume or fork starts after it too. The tools are resolved again from config.yaml's toolsets
-   * (MCP tools stay). Must not be called while a turn runs.
+   * (MCP tools stay) and the session's browser, if one runs, is closed. Must not be called while a turn runs.
    */
   resetHistory(): void {
     const resolved = this.parts.resolveToolset?.();
@@ -349,6 +356,8 @@ export class AgentSession {
       this.parts.tools.replace(resolved.tools, (tool) => builtins.has(tool));
       this.parts.toolset = resolved;
     }
+    // A new conversation gets a new browser: nothing the old one logged in to or stored carries over.
+    void resetBrowserSession(this.toolState);
     if (this.history.length === 0) return;
     this.history.length = 0;
     this.parts.recorder.append(resetMarker());
@@ -389,6 +398,8 @@ export class AgentSession {
           return sandboxSettings(config, approvals.mode === "plan");
         },
       },
+      // what the session may not do in Plan mode, its review may not do either
+      sessionGate: (tool) => (approvals.mode === "plan" ? planModeGate(tool, { sandboxed: config.sandbox.mode !== "off" }) : undefined),
       ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
       onUsage: (usage) => recorder.addUsage({ input: usage.inputTokens, output: usage.outputTokens, reasoning: usage.reasoningTokens ?? 0 }),
     });

@@ -10,7 +10,7 @@ import { HermesError } from "../shared/errors.js";
  * fails, or an AbortError when the signal fires. No retries: the compressor decides what a
  * failure means.
  */
-export function createSummarizer(provider: () => Provider, model: () => string): Summarize {
+export function createSummarizer(provider: () => Provider, model: () => string, what = "summary request"): Summarize {
   return async (messages, signal, options) => {
     const current = provider();
     let text = "";
@@ -18,7 +18,7 @@ export function createSummarizer(provider: () => Provider, model: () => string):
       if (event.type === "text_delta") text += event.text;
       else if (event.type === "error") {
         if (event.kind === "aborted" || signal.aborted) throw abortError();
-        throw new HermesError("provider_error", `summary request to ${current.id} failed: ${event.message}`);
+        throw new HermesError("provider_error", `${what} to ${current.id} failed: ${event.message}`);
       }
     }
     if (signal.aborted) throw abortError();

@@ -15,11 +15,23 @@ export class FlockBusyError extends Error {
   }
 }
 
+/** The `flock` child was killed (a signal) before it said it held the lock: whether another program holds it is unknown. */
+export class FlockStoppedError extends Error {
+  constructor(
+    readonly path: string,
+    readonly signal: string,
+  ) {
+    super(`the flock program taking ${path} was stopped (${signal}) before it held the lock`);
+  }
+}
+
 /**
  * Takes the exclusive flock on `path` (created when missing), waiting up to `timeoutMs`.
  * Resolves with a function that releases it (idempotent), or with undefined when no flock can be
  * taken here (no `flock` program, or it could not open the file — the caller's own write then
- * reports the real problem). Rejects with FlockBusyError when the lock stayed held.
+ * reports the real problem). Rejects with FlockBusyError when the lock stayed held, and with
+ * FlockStoppedError when the child was killed while it waited (the lock may well be held: going on
+ * without it would be writing under another program's write).
  */
 export function holdFlock(path: string, timeoutMs: number): Promise<(() => void) | undefined> {
   if (missing) return Promise.resolve(undefined);
@@ -42,9 +54,10 @@ export function holdFlock(path: string, timeoutMs: number): Promise<(() => void)
       if (error.code === "ENOENT") missing = true;
       resolve(undefined);
     });
-    child.on("exit", (code) => {
+    child.on("exit", (code, signal) => {
       if (held) return;
       if (code === 75) reject(new FlockBusyError(path));
+      else if (signal) reject(new FlockStoppedError(path, signal));
       else resolve(undefined);
     });
   });

@@ -64,9 +64,12 @@ export function likeContains(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** The plan for `query` (trimmed, cut to 2,048 characters). Never throws. */
+/**
+ * The plan for `query` (trimmed, cut to 2,048 characters; control characters read as spaces —
+ * SQLite ends an FTS5 string at a NUL, which would leave it unterminated). Never throws.
+ */
 export function planSearch(query: string): SearchPlan {
-  const tokens = lex(query.slice(0, MAX_QUERY_CHARS));
+  const tokens = lex(query.slice(0, MAX_QUERY_CHARS).replace(/[\u0000-\u001f\u007f]/g, " "));
   const terms = tokens.filter((token): token is Term => !("op" in token)).slice(0, MAX_TERMS);
   if (terms.length === 0) return { kind: "none" };
   const texts = terms.map((term) => term.text);

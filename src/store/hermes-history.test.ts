@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -201,6 +201,26 @@ describe("HermesHistory over older and damaged files", () => {
     expect(history.search({ query: "x" })).toEqual([]);
   });
 
+  it("refuses a file whose tables are views that would never finish a read, without reading them", () => {
+    const db = new (loadSqlite())(path);
+    db.exec(`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL);
+      INSERT INTO sessions VALUES ('s1', 'cli', 1735000000);
+      CREATE VIEW messages AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)
+        SELECT x AS id, 's1' AS session_id, 'user' AS role, 'walrus ' || x AS content, 1735000000 AS timestamp FROM c;`);
+    db.close();
+    history = new HermesHistory(path);
+    expect(history.status()).toEqual({ kind: "unavailable", reason: expect.stringMatching(/^its view messages runs a WITH query/) });
+    expect(history.search({ query: "zzz" })).toEqual([]);
+    expect(history.recentSessions()).toEqual([]);
+    history.close();
+    rmSync(path);
+    const plain = new (loadSqlite())(path);
+    plain.exec("CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL); CREATE TABLE m (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT, content TEXT, timestamp REAL); CREATE VIEW messages AS SELECT * FROM m");
+    plain.close();
+    history = new HermesHistory(path);
+    expect(history.status()).toEqual({ kind: "unavailable", reason: "messages is a view, not Hermes' tables" });
+  });
+
   it("leaves hermes-acp's own database and a missing file alone, quietly", () => {
     history = new HermesHistory(path);
     expect(history.status()).toEqual({ kind: "absent" });
@@ -210,5 +230,75 @@ describe("HermesHistory over older and damaged files", () => {
     expect(history.status()).toEqual({ kind: "not_hermes" });
     expect(history.search({ query: "buttermilk" })).toEqual([]);
     expect(stderr.join("")).toBe("");
+  });
+});
+
+describe("HermesHistory over hostile rows", () => {
+  /** A file whose columns declare no types, so each row may hold numbers, blobs or NULLs where Hermes writes text. */
+  function typeless(fill: (db: InstanceType<ReturnType<typeof loadSqlite>>) => void): HermesHistory {
+    const db = new (loadSqlite())(path);
+    db.exec(`CREATE TABLE sessions (id, source, started_at, title, parent_session_id, model, model_config, cwd, message_count, last_activity_at);
+      CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id, role, content, timestamp, tool_call_id, tool_calls, tool_name, reasoning);
+      INSERT INTO sessions (id, source, started_at, title, cwd) VALUES ('good', 'cli', 1735000000, 'Good one', '/tmp');
+      INSERT INTO messages (session_id, role, content, timestamp) VALUES ('good', 'user', 'walrus facts please', 1735000001), ('good', 'assistant', 'walrus answer', 1735000002);`);
+    fill(db);
+    db.close();
+    history = new HermesHistory(path);
+    return history;
+  }
+
+  it("reads numbers and blobs where text belongs as text, and one odd row never empties the answer", () => {
+    const blob = Buffer.from("walrus blob");
+    const h = typeless((db) => {
+      db.prepare("INSERT INTO sessions VALUES ('blobby', ?, 1735000100, ?, ?, ?, ?, ?, ?, ?)").run(blob, blob, blob, blob, blob, blob, blob, blob);
+      db.prepare("INSERT INTO messages (session_id, role, content, timestamp, tool_call_id, tool_calls, tool_name, reasoning) VALUES ('blobby', 'user', ?, 1735000101, NULL, NULL, NULL, NULL)").run(blob);
+      db.prepare("INSERT INTO messages (session_id, role, content, timestamp, reasoning) VALUES ('blobby', 'assistant', 'walrus reply', 1735000102, ?)").run(blob);
+      db.prepare("INSERT INTO messages (session_id, role, content, timestamp, tool_call_id, tool_calls, tool_name, reasoning) VALUES ('good', 'tool', ?, ?, 7, 8, 9, 10)").run(blob, blob);
+      db.exec("INSERT INTO sessions (id, source, started_at, title, model) VALUES ('nums', 5, 1735000200, 42, 3.5); INSERT INTO messages (session_id, role, content, timestamp) VALUES ('nums', 'user', 'walrus numbers', 1735000201), ('nums', 'assistant', 12345, 'yesterday')");
+      // a session whose id is not text cannot be looked up again: left out, not an error
+      db.exec("INSERT INTO sessions (id, source, started_at) VALUES (77, 'cli', 1735000300); INSERT INTO messages (session_id, role, content, timestamp) VALUES (77, 'user', 'walrus by number', 1735000301)");
+    });
+    const hits = h.search({ query: "walrus", limit: 10 });
+    expect(hits.map((hit) => hit.sessionId).sort()).toEqual(["blobby", "good", "nums"]);
+    for (const hit of hits) {
+      for (const value of [hit.sessionId, hit.source, hit.snippet, hit.preview, ...hit.context.map((message) => message.text)]) expect(typeof value).toBe("string");
+    }
+    expect(hits.find((hit) => hit.sessionId === "nums")).toMatchObject({ title: "42", source: "5" });
+    expect(h.readSession("good")!.messages.map((row) => row.message)).toEqual([
+      { role: "user", content: "walrus facts please" },
+      { role: "assistant", content: "walrus answer" },
+      { role: "tool", tool_call_id: "7", name: "9", content: "walrus blob" },
+    ]);
+    expect(h.readSession("nums")!.messages[1]).toMatchObject({ timestamp: 0, message: { role: "assistant", content: "12345" } });
+    expect(h.readSession("blobby")).toMatchObject({
+      session: { title: "walrus blob", source: "walrus blob", cwd: "walrus blob", messageCount: 2 },
+      messages: [{ message: { role: "user", content: "walrus blob" } }, { message: { role: "assistant", content: "walrus reply", reasoning: "walrus blob" } }],
+    });
+    expect(h.recentSessions({ limit: 10 }).map((row) => row.id).sort()).toEqual(["blobby", "good", "nums"]);
+    expect(h.listSessions({ limit: 10, cwd: "/tmp" }).sessions.map((row) => row.id)).toEqual(["good"]);
+    expect(stderr.join("")).not.toMatch(/failed/);
+  });
+
+  it("never lets a query break its word index (a NUL inside a word)", () => {
+    const h = open();
+    expect(h.search({ query: "butter\u0000milk pancakes" })).toEqual([]);
+    expect(h.search({ query: "buttermilk\u0000" }).map((hit) => hit.sessionId)).toEqual([TELEGRAM]);
+    expect(stderr.join("")).not.toMatch(/failed/);
+  });
+
+  it("reads the file that is there now when Hermes replaces state.db while it is open", () => {
+    const h = open();
+    expect(h.search({ query: "buttermilk" }).map((hit) => hit.sessionId)).toEqual([TELEGRAM]);
+    const next = join(root, "state.db.new");
+    writeHermesState(next, [{ id: "20250101_000000_ab12", source: "slack", startedAt: 1_736_000_000, messages: [{ role: "user", content: "zeppelin timetable" }] }]);
+    renameSync(next, path);
+    expect(h.search({ query: "zeppelin" }).map((hit) => [hit.sessionId, hit.source])).toEqual([["20250101_000000_ab12", "slack"]]);
+    expect(h.search({ query: "buttermilk" })).toEqual([]);
+    writeFileSync(next, "not a database ".repeat(100));
+    renameSync(next, path);
+    expect(h.search({ query: "zeppelin" })).toEqual([]);
+    expect(h.status()).toMatchObject({ kind: "unavailable" });
+    unlinkSync(path);
+    expect(h.status()).toEqual({ kind: "absent" });
   });
 });

@@ -15,7 +15,7 @@
  * method answers empty, so a tool call still gets hermes-acp's own results. Hidden sources
  * (`HIDDEN_SOURCES`) and delegate children are never returned; nor are rewound or hidden rows.
  */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { log } from "../shared/logger.js";
 import { READ_HEAD, READ_TAIL, type RecentSession, type SessionTranscript } from "./browse.js";
 import { Connection } from "./connection.js";
@@ -44,6 +44,8 @@ export type HermesHistoryStatus =
 
 export class HermesHistory {
   private state: State = { kind: "closed" };
+  /** Which file the state was found in (device and inode), so a file replaced since is looked at afresh. */
+  private identity: string | undefined;
   private readonly reported = new Set<string>();
 
   constructor(
@@ -209,9 +211,16 @@ export class HermesHistory {
     }
   }
 
+  /**
+   * The state for the file at `path` now: a file replaced since it was opened (Hermes restoring a
+   * backup, a VACUUM INTO and rename, a new install) or removed is let go and, when there is one,
+   * looked at afresh; an open handle would go on reading the old file's pages.
+   */
   private open(): State {
+    if (this.state.kind !== "closed" && this.state.kind !== "locked" && fileIdentity(this.path) !== this.identity) this.close();
     if (this.state.kind === "closed" || this.state.kind === "locked") {
       if (!existsSync(this.path)) return this.state;
+      this.identity = fileIdentity(this.path);
       this.state = this.connect();
     }
     return this.state;
@@ -254,5 +263,15 @@ export class HermesHistory {
     if (this.reported.has(problem)) return;
     this.reported.add(problem);
     log.warn(`${this.path} (Python Hermes' sessions): ${problem}`);
+  }
+}
+
+/** `<device>:<inode>` of the file at `path`, undefined when there is none. */
+function fileIdentity(path: string): string | undefined {
+  try {
+    const stats = statSync(path, { bigint: true });
+    return `${stats.dev}:${stats.ino}`;
+  } catch {
+    return undefined;
   }
 }

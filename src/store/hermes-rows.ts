@@ -6,7 +6,7 @@
  */
 import { parseObject } from "./codec.js";
 import type { Connection } from "./connection.js";
-import { column, visibleMessage, type HermesSchema } from "./hermes-schema.js";
+import { asNumber, asText, column, visibleMessage, type HermesSchema } from "./hermes-schema.js";
 import { cut } from "./search.js";
 import type { MessageRow, SessionRecord, StoredContentPart, StoredMessage, StoredToolCall } from "./types.js";
 
@@ -57,33 +57,48 @@ export function believableMillis(seconds: unknown): number | undefined {
     : undefined;
 }
 
-/** The session columns as `HermesSessionRow` names, NULL (or 0) for those this file lacks. */
+/**
+ * The session columns as `HermesSessionRow` names, NULL for those this file lacks; text columns
+ * read as text and numbers as numbers or NULL, whatever the file holds (see `asText`).
+ */
 export function sessionColumnsSql(schema: HermesSchema, alias = "s"): string {
-  const c = (name: string, fallback = "NULL"): string => `${column(schema.sessionColumns, alias, name, fallback)} AS ${name}`;
+  const text = (name: string): string => `${asText(column(schema.sessionColumns, alias, name))} AS ${name}`;
+  const number = (name: string): string => `${asNumber(column(schema.sessionColumns, alias, name))} AS ${name}`;
   return [
-    `${alias}.id AS id`,
-    `${alias}.source AS source`,
-    `${alias}.started_at AS started_at`,
-    c("title"),
-    c("parent_session_id"),
-    c("ended_at"),
-    c("end_reason"),
-    c("model"),
-    c("model_config"),
-    c("cwd"),
-    c("message_count"),
-    c("tool_call_count"),
-    c("input_tokens"),
-    c("output_tokens"),
-    c("reasoning_tokens"),
-    c("last_activity_at"),
-    c("billing_provider"),
+    `${asText(`${alias}.id`)} AS id`,
+    text("source"),
+    number("started_at"),
+    text("title"),
+    text("parent_session_id"),
+    number("ended_at"),
+    text("end_reason"),
+    text("model"),
+    text("model_config"),
+    text("cwd"),
+    number("message_count"),
+    number("tool_call_count"),
+    number("input_tokens"),
+    number("output_tokens"),
+    number("reasoning_tokens"),
+    number("last_activity_at"),
+    text("billing_provider"),
   ].join(", ");
 }
 
 const messageColumnsSql = (schema: HermesSchema, alias = "m"): string => {
-  const c = (name: string): string => `${column(schema.messageColumns, alias, name)} AS ${name}`;
-  return [`${alias}.id AS id`, `${alias}.session_id AS session_id`, `${alias}.role AS role`, `${alias}.content AS content`, `${alias}.timestamp AS timestamp`, c("tool_call_id"), c("tool_calls"), c("tool_name"), c("finish_reason"), c("reasoning")].join(", ");
+  const text = (name: string): string => `${asText(column(schema.messageColumns, alias, name))} AS ${name}`;
+  return [
+    `${alias}.id AS id`,
+    text("session_id"),
+    text("role"),
+    text("content"),
+    `${asNumber(`${alias}.timestamp`)} AS timestamp`,
+    text("tool_call_id"),
+    text("tool_calls"),
+    text("tool_name"),
+    text("finish_reason"),
+    text("reasoning"),
+  ].join(", ");
 };
 
 /** The raw session row, undefined when Hermes has no such session. */
@@ -94,7 +109,7 @@ export function sessionRow(conn: Connection, schema: HermesSchema, id: string): 
 /** The session's parent id (undefined when unknown, null for a root). */
 export function parentOf(conn: Connection, schema: HermesSchema, id: string): string | null | undefined {
   if (!schema.sessionColumns.has("parent_session_id")) return conn.stmt("SELECT 1 FROM sessions WHERE id = ?").get(id) ? null : undefined;
-  return conn.stmt<{ parent_session_id: string | null }>("SELECT parent_session_id FROM sessions WHERE id = ?").get(id)?.parent_session_id;
+  return conn.stmt<{ parent_session_id: string | null }>(`SELECT ${asText("parent_session_id")} AS parent_session_id FROM sessions WHERE id = ?`).get(id)?.parent_session_id;
 }
 
 /**
@@ -102,7 +117,7 @@ export function parentOf(conn: Connection, schema: HermesSchema, id: string): st
  * message and its start (Hermes rate-limits `last_activity_at`, so it alone can lag).
  */
 export function lastActivity(conn: Connection, row: HermesSessionRow): number {
-  const newest = conn.stmt("SELECT max(timestamp) FROM messages WHERE session_id = ?").pluck<number | null>().get(row.id);
+  const newest = conn.stmt(`SELECT max(${asNumber("timestamp")}) FROM messages WHERE session_id = ?`).pluck<number | null>().get(row.id);
   const times = [row.last_activity_at, newest, row.started_at].map(believableMillis).filter((time): time is number => time !== undefined);
   return times.length > 0 ? Math.max(...times) : 0;
 }
@@ -178,7 +193,7 @@ export function hermesPreview(conn: Connection, schema: HermesSchema, sessionId:
   const summaries = COMPACTION_PREFIXES.map((prefix) => `AND substr(ltrim(m.content), 1, ${prefix.length}) <> '${prefix}'`).join(" ");
   const row = conn
     .stmt<{ content: string | null }>(
-      `SELECT m.content FROM messages m WHERE m.session_id = ? AND m.role = 'user' AND m.content IS NOT NULL AND ${visibleMessage(schema.messageColumns, "m")} ${summaries} ORDER BY m.id LIMIT 1`,
+      `SELECT ${asText("m.content")} AS content FROM messages m WHERE m.session_id = ? AND m.role = 'user' AND m.content IS NOT NULL AND ${visibleMessage(schema.messageColumns, "m")} ${summaries} ORDER BY m.id LIMIT 1`,
     )
     .get(sessionId);
   return cut(textOfContent(row?.content ?? null).replace(/\s+/g, " ").trim(), max);

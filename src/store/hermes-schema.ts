@@ -35,15 +35,23 @@ export type ProbeResult =
 
 /**
  * Looks at an open, read-only database. A file hermes-acp migrated (`user_version` above 0) or
- * without both `sessions` and `messages` is `not_hermes`; a Hermes file missing a required column
- * is `unusable` with the columns named; a file SQLite cannot read (not a database, corrupt) is
+ * without both `sessions` and `messages` is `not_hermes`; a Hermes file missing a required column,
+ * with `sessions` or `messages` as views, or with a view over a WITH query (which a read could
+ * never finish) is `unusable` with the reason named; a file SQLite cannot read (not a database, corrupt) is
  * `unusable` with SQLite's reason, and a locked one `unusable` and `transient`. Never throws.
  */
 export function probeHermesSchema(db: Database): ProbeResult {
   try {
     if (Number(db.pragma("user_version", { simple: true })) !== 0) return { kind: "not_hermes" };
-    const tables = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')").pluck<string>().all());
-    if (!tables.has("sessions") || !tables.has("messages")) return { kind: "not_hermes" };
+    const objects = db.prepare<{ name: string; type: string; sql: string | null }>("SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view')").all();
+    const tables = new Set(objects.filter((object) => object.type === "table").map((object) => object.name));
+    const names = new Set(objects.map((object) => object.name));
+    if (!names.has("sessions") || !names.has("messages")) return { kind: "not_hermes" };
+    // Hermes writes tables and plain views only: a view over a (recursive) WITH query can make a read never end
+    const unsafe = objects.find((object) => object.type === "view" && /\bWITH\b/i.test(object.sql ?? ""));
+    if (unsafe) return { kind: "unusable", reason: `its view ${unsafe.name} runs a WITH query, which Hermes never writes (such a view can make a read run forever)` };
+    const views = ["sessions", "messages"].filter((name) => !tables.has(name));
+    if (views.length > 0) return { kind: "unusable", reason: `${views.join(" and ")} ${views.length > 1 ? "are views" : "is a view"}, not Hermes' tables` };
     const sessionColumns = columnsOf(db, "sessions");
     const messageColumns = columnsOf(db, "messages");
     const missing = [
@@ -101,24 +109,36 @@ export function column(columns: ReadonlySet<string>, alias: string, name: string
 }
 
 /**
+ * `expr` as text or NULL, whatever SQLite holds there: columns without a declared type (or a
+ * damaged file) may hold numbers or blobs where Hermes writes text, and one such value must not
+ * break a whole answer.
+ */
+export const asText = (expr: string): string => `CAST(${expr} AS TEXT)`;
+
+/** `expr` when it is a number, else NULL (counts and times that hold text or a blob are not believed). */
+export const asNumber = (expr: string): string => `(CASE WHEN typeof(${expr}) IN ('integer', 'real') THEN ${expr} END)`;
+
+/**
  * The SQL condition for a message row (`alias`) a person saw and that is still part of the
  * conversation: live (`active = 1`) or archived by compaction (`compacted = 1`), never a
- * rewound one, never `display_kind = 'hidden'` scaffolding, one of the four chat roles.
+ * rewound one, never `display_kind = 'hidden'` scaffolding, one of the four chat roles, with an
+ * integer id (the id a later scroll names it by).
  */
 export function visibleMessage(columns: ReadonlySet<string>, alias: string): string {
-  const parts = [`${alias}.role IN ('system', 'user', 'assistant', 'tool')`];
+  const parts = [`${alias}.role IN ('system', 'user', 'assistant', 'tool')`, `typeof(${alias}.id) = 'integer'`];
   if (columns.has("active")) parts.push(columns.has("compacted") ? `(${alias}.active = 1 OR ${alias}.compacted = 1)` : `${alias}.active = 1`);
   if (columns.has("display_kind")) parts.push(`COALESCE(${alias}.display_kind, '') <> 'hidden'`);
   return parts.join(" AND ");
 }
 
 /**
- * The SQL condition for a session row (`alias`) that may be browsed and searched: not of a hidden
- * source, and not a delegate child marked `_delegate_from` (children spawned under a gateway turn
+ * The SQL condition for a session row (`alias`) that may be browsed and searched: a text id, not
+ * of a hidden source, and not a delegate child marked `_delegate_from` (children spawned under a gateway turn
  * keep the gateway's source; Hermes keeps them out of its lists and its trigram index the same way).
  */
 export function visibleSession(columns: ReadonlySet<string>, alias: string): string {
-  const parts = [`COALESCE(${alias}.source, '') NOT IN (${HIDDEN_SOURCES.map((source) => `'${source.replace(/'/g, "''")}'`).join(", ")})`];
+  // Hermes' session ids are text; a row with another kind of id (a damaged or foreign row) cannot be looked up again by its id
+  const parts = [`typeof(${alias}.id) = 'text'`, `COALESCE(${alias}.source, '') NOT IN (${HIDDEN_SOURCES.map((source) => `'${source.replace(/'/g, "''")}'`).join(", ")})`];
   if (columns.has("model_config")) {
     parts.push(`json_extract(CASE WHEN json_valid(${alias}.model_config) THEN ${alias}.model_config ELSE '{}' END, '$._delegate_from') IS NULL`);
   }

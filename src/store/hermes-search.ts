@@ -13,7 +13,7 @@ import { messageText } from "./codec.js";
 import type { Connection } from "./connection.js";
 import { likeContains, planSearch, quoteFts, type SearchPlan } from "./fts-query.js";
 import { believableMillis, hermesPreview, parentOf, sessionRow, textOfContent, toRecord, visibleAround } from "./hermes-rows.js";
-import { visibleMessage, visibleSession, type HermesSchema } from "./hermes-schema.js";
+import { asNumber, asText, visibleMessage, visibleSession, type HermesSchema } from "./hermes-schema.js";
 import { DEMOTED_SOURCES, rootFinder } from "./lineage.js";
 import { cut, SNIPPET_CLOSE, SNIPPET_OPEN, substringSnippet, type SearchHit, type SearchOptions } from "./search.js";
 import { isSqliteError } from "./sqlite.js";
@@ -75,7 +75,7 @@ function scan(conn: Connection, schema: HermesSchema, route: Route, roles: reado
     visibleMessage(schema.messageColumns, "m"),
     visibleSession(schema.sessionColumns, "s"),
   ].join(" AND ");
-  const columns = "m.id AS id, m.session_id AS session_id, m.role AS role, m.timestamp AS timestamp, s.source AS source";
+  const columns = `m.id AS id, s.id AS session_id, m.role AS role, ${asNumber("m.timestamp")} AS timestamp, ${asText("s.source")} AS source`;
   if (route.kind === "like") {
     const sql = `SELECT ${columns}, NULL AS score FROM messages m JOIN sessions s ON s.id = m.session_id
       WHERE ${filters} ORDER BY m.id DESC LIMIT ${HERMES_SCAN_ROWS}`;
@@ -170,6 +170,6 @@ function snippetOf(conn: Connection, route: Route, plan: Exclude<SearchPlan, { k
       // an index that cannot make a snippet still found the row: cut one from the text below
     }
   }
-  const content = conn.stmt<{ content: string | null }>("SELECT content FROM messages WHERE id = CAST(? AS INTEGER)").get(id)?.content ?? null;
+  const content = conn.stmt<{ content: string | null }>(`SELECT ${asText("content")} AS content FROM messages WHERE id = CAST(? AS INTEGER)`).get(id)?.content ?? null;
   return substringSnippet(textOfContent(content), plan.terms);
 }

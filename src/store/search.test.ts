@@ -168,6 +168,8 @@ describe("searchMessages (words)", () => {
       "col : value",
       "\\",
       "\u0000",
+      "foo\u0000bar",
+      "check\u0000",
     ];
     for (const query of queries) expect(() => store.searchMessages({ query, roleFilter: ["user", "assistant", "tool", "system"] }), query).not.toThrow();
     expect(sessionsOf("foo.bar(baz)")).toEqual(["code"]);

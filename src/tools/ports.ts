@@ -37,6 +37,8 @@ export interface EditApprovalRequest {
   callId: string;
   toolName: string;
   edits: FileEdit[];
+  /** Who asks when it is not the session's own model (a delegated child: `[child 2: <goal>]`); shown before the title. */
+  label?: string;
 }
 
 /** A message role as stored (the OpenAI chat roles). */
@@ -209,7 +211,40 @@ export interface ToolPorts {
   sessionSearch?: SessionSearchPort;
   /** Side requests to a model (page summaries, questions about an image); absent in sessions without a model. */
   auxiliaryModel?: AuxiliaryModelPort;
+  /**
+   * The session's tools, callable from inside a running tool call (`execute_code` scripts). Bound
+   * by the agent to the outer call; absent inside such inner calls (no recursion) and where no
+   * agent runs the tool.
+   */
+  innerTools?: InnerToolsPort;
+  /**
+   * Asks the user questions in the editor (ACP form elicitation); present only when the editor
+   * offers it. Resolves "declined" for a decline, a cancel or any failure of the editor; rejects
+   * only with an AbortError when `signal` fires (the turn's cancel or the caller's timeout).
+   */
+  askUser?: (request: ClarifyRequest, signal: AbortSignal) => Promise<ClarifyReply>;
+  /** Runs `delegate_task` children (subagents); absent where no session can spawn them. */
+  delegate?: DelegatePort;
 }
+
+/** One question as the editor shows it. `choices` carry the display labels (the first marked "(Recommended)"). */
+export interface ClarifyQuestion {
+  /** Stable id on the wire (`q0`…). */
+  qid: string;
+  question: string;
+  choices?: string[];
+  /** Several choices may be picked. Only with choices. */
+  multiSelect: boolean;
+}
+
+export interface ClarifyRequest {
+  /** The tool call asking; the editor shows the form on it. */
+  callId: string;
+  questions: ClarifyQuestion[];
+}
+
+/** What the user answered, per question id (a label as shown, free text, or a list for multi-select). */
+export type ClarifyReply = { outcome: "answered"; answers: Record<string, string | string[]> } | { outcome: "declined" };
 
 /** The side tasks a tool may give a model; each may name its own model in `auxiliary.<task>`. */
 export type AuxiliaryTask = "web_extract" | "vision";
@@ -230,6 +265,29 @@ export interface AuxiliaryModelPort {
   describe(task: AuxiliaryTask): { provider: string; model: string; configured: boolean } | undefined;
 }
 
+/** What an inner tool call gave back: the text the tool gave, with the agent's secrets masked. */
+export interface InnerToolResult {
+  content: string;
+  isError: boolean;
+}
+
+/**
+ * Calls the session's tools on behalf of the tool call that owns the port, with the same checks as
+ * a direct call: the session mode's gate (plan mode), argument validation, the tool's own approvals
+ * (asked on the outer call) and sandbox. Inner calls are not model tool calls: nothing is added to
+ * the history and no tool events are emitted; the owner reports them as its own progress.
+ */
+export interface InnerToolsPort {
+  /** The session's tool names, in the order the model sees them. */
+  names(): string[];
+  /**
+   * Runs one call. Never rejects: an unknown tool, a refusal, invalid arguments and a tool's
+   * exception are results with `isError`. `signal` cancels it (the owner passes one that fires with
+   * the turn's cancellation and when the owner stops). The owning tool itself cannot be called.
+   */
+  invoke(name: string, args: unknown, signal: AbortSignal): Promise<InnerToolResult>;
+}
+
 /** Asks a port and fails closed: no port, a throw, or anything but `true` is a deny. */
 export async function askPort<R>(port: ((request: R) => Promise<boolean>) | undefined, request: R): Promise<boolean> {
   if (!port) return false;
@@ -238,4 +296,82 @@ export async function askPort<R>(port: ((request: R) => Promise<boolean>) | unde
   } catch {
     return false;
   }
+}
+
+/** One child task as `delegate_task` hands it over (validated, defaults applied). */
+export interface DelegateTaskSpec {
+  goal: string;
+  context?: string;
+  /** Toolsets asked for; intersected with the parent's tools, the blocked ones stripped. Absent: the parent's. */
+  toolsets?: string[];
+  role: "leaf" | "orchestrator";
+  /** Run the child as an external ACP agent: a name from `delegation.acp_agents`, or a command line. */
+  acp?: { agent: string } | { command: string; args: string[] };
+}
+
+export type DelegateChildStatus = "completed" | "failed" | "interrupted" | "error";
+
+/** What one child reported back. Its summary is the child's own account: a self-report, not a verified fact. */
+export interface DelegateChildResult {
+  taskIndex: number;
+  goal: string;
+  status: DelegateChildStatus;
+  /** The child's final answer; null when it gave none. */
+  summary: string | null;
+  error?: string;
+  /** `completed`, `max_iterations`, `interrupted` or `error`. */
+  exitReason: "completed" | "max_iterations" | "interrupted" | "error";
+  /** The role it ran with (an orchestrator past the depth limit runs as a leaf). */
+  role: "leaf" | "orchestrator";
+  apiCalls: number;
+  durationSeconds: number;
+  model?: string;
+  /** The external agent, for an ACP child (its `acp_agents` name or command). */
+  agent?: string;
+  /** Absolute paths the child wrote, patched, deleted or moved (an ACP child: the diffs it reported). */
+  filesChanged: string[];
+  /** The tools it called, in order, with whether each failed. */
+  toolTrace: Array<{ tool: string; ok: boolean }>;
+  /** Its stored session (source `subagent`, parent: the session that delegated). */
+  sessionId?: string;
+}
+
+/** A background delegation as a status query sees it. Times are epoch milliseconds. */
+export interface DelegationRecord {
+  delegationId: string;
+  goal: string;
+  status: "running" | DelegateChildStatus;
+  dispatchedAt: number;
+  completedAt?: number;
+  result?: DelegateChildResult;
+}
+
+export interface DelegateRunOptions {
+  /** The delegate_task call: children's approval requests are shown on it. */
+  callId: string;
+  /** Fires with the parent's cancel: every child stops (an ACP child gets `session/cancel`, then its process ends). */
+  signal: AbortSignal;
+  /** The parent turn's ports: children read and write through the same editor buffers and notify the same user. */
+  inherit: ToolPorts;
+  /** One line per thing a child does (`read: src/a.ts`), as it happens. Must not throw. */
+  onProgress?: (taskIndex: number, line: string) => void;
+}
+
+/**
+ * Runs delegated children for the session that owns the turn (the runtime implements it; see
+ * src/runtime/delegation/). Children's approvals go to that session's user, labelled with the
+ * child's goal; their dangerous commands are denied unless `delegation.subagent_auto_approve`.
+ */
+export interface DelegatePort {
+  /** How deep the asking session is: 0 for a session the user started, 1 for its children, … */
+  readonly depth: number;
+  /** Runs the tasks concurrently; one result per task, in task order. Never rejects; a cancel makes the unfinished ones `interrupted`. */
+  run(tasks: DelegateTaskSpec[], options: DelegateRunOptions): Promise<DelegateChildResult[]>;
+  /**
+   * Starts one task in the background and answers at once. Its result reaches the parent with
+   * the user's next message (or a status query). Refused (an error text) at capacity.
+   */
+  dispatch(task: DelegateTaskSpec, options: Omit<DelegateRunOptions, "signal" | "onProgress">): { delegationId: string } | { error: string };
+  /** A background delegation of this session; answering its result here means it is not delivered again. */
+  status(delegationId: string): DelegationRecord | undefined;
 }

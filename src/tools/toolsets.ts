@@ -1,6 +1,10 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { HermesConfig } from "../config/schema.js";
+import { BROWSER_TOOLS, browserAvailability } from "./browser/tools.js";
+import { clarifyTool } from "./clarify/clarify.js";
+import { delegateTaskTool } from "./delegate/delegate-task.js";
+import { executeCodeTool } from "./execute-code/execute-code.js";
 import { memoryTool } from "./memory/memory.js";
 import { patchTool } from "./patch/patch.js";
 import { processTool } from "./process/process.js";
@@ -13,6 +17,11 @@ import { skillsListTool } from "./skills/skills-list.js";
 import { terminalTool } from "./terminal/terminal.js";
 import { todoTool } from "./todo/todo.js";
 import type { AnyTool } from "./types.js";
+import { visionUnavailableReason } from "./vision/capability.js";
+import { visionAnalyzeTool } from "./vision/vision-analyze.js";
+import { webSearchUnavailable } from "./web/backend-config.js";
+import { webExtractTool } from "./web/web-extract.js";
+import { webSearchTool } from "./web/web-search.js";
 import { writeFileTool } from "./write-file/write-file.js";
 
 /**
@@ -24,21 +33,24 @@ import { writeFileTool } from "./write-file/write-file.js";
  * availability check in AVAILABILITY when a tool needs something the machine may lack.
  */
 export const TOOLSETS: Readonly<Record<string, { description: string; tools?: readonly string[]; includes?: readonly string[] }>> = {
-  web: { description: "web_search, web_extract", tools: [] },
+  web: { description: "web_search, web_extract", tools: ["web_search", "web_extract"] },
   terminal: { description: "run commands and manage background processes", tools: ["terminal", "process"] },
   file: { description: "read, write, patch and search files", tools: ["read_file", "write_file", "patch", "search_files"] },
-  vision: { description: "look at images", tools: [] },
+  vision: { description: "look at images", tools: ["vision_analyze"] },
   skills: { description: "the skill library", tools: ["skills_list", "skill_view", "skill_manage"] },
-  browser: { description: "drive a browser", tools: [] },
+  browser: {
+    description: "drive a browser (the system's Chromium or Chrome)",
+    tools: ["browser_navigate", "browser_snapshot", "browser_click", "browser_type", "browser_scroll", "browser_back", "browser_press", "browser_get_images", "browser_vision", "browser_console"],
+  },
   todo: { description: "the task list", tools: ["todo"] },
   memory: { description: "MEMORY.md and USER.md", tools: ["memory"] },
   session_search: { description: "search past sessions", tools: ["session_search"] },
-  code_execution: { description: "execute_code", tools: [] },
-  delegation: { description: "delegate_task", tools: [] },
-  clarify: { description: "ask the user a question", tools: [] },
+  code_execution: { description: "execute_code", tools: ["execute_code"] },
+  delegation: { description: "delegate_task", tools: ["delegate_task"] },
+  clarify: { description: "ask the user a question (editors that show forms)", tools: ["clarify"] },
   "hermes-acp": {
-    description: "editor integration: coding tools without messaging, audio or clarify",
-    includes: ["web", "terminal", "file", "vision", "skills", "browser", "todo", "memory", "session_search", "code_execution", "delegation"],
+    description: "editor integration: coding tools without messaging or audio (clarify only where the editor shows forms)",
+    includes: ["web", "terminal", "file", "vision", "skills", "browser", "todo", "memory", "session_search", "code_execution", "delegation", "clarify"],
   },
 };
 
@@ -51,28 +63,40 @@ export const MCP_TOOLSET_PREFIX = "mcp-";
 
 const TOOLS: Readonly<Record<string, AnyTool>> = Object.fromEntries(
   [
+    webSearchTool,
+    webExtractTool,
     terminalTool,
     processTool,
     readFileTool,
     writeFileTool,
     patchTool,
     searchFilesTool,
+    visionAnalyzeTool,
     skillsListTool,
     skillViewTool,
     skillManageTool,
+    ...BROWSER_TOOLS,
     todoTool,
     memoryTool,
     sessionSearchTool,
+    executeCodeTool,
+    delegateTaskTool,
+    clarifyTool,
   ].map((tool) => [tool.name, tool]),
 );
 
-/** The parts of config.yaml toolset resolution reads (`web` for the web backend; absent = defaults). */
-export type ToolsetConfig = Pick<HermesConfig, "platform_toolsets" | "agent"> & Partial<Pick<HermesConfig, "web">>;
+/** The parts of config.yaml toolset resolution reads (`web` for the web backend, `model` / `auxiliary` for vision; absent = defaults). */
+export type ToolsetConfig = Pick<HermesConfig, "platform_toolsets" | "agent"> & Partial<Pick<HermesConfig, "web" | "model" | "auxiliary" | "browser">>;
 
 /** What a tool needs from the machine or config: undefined when usable, else why not (shown by `/tools`). */
 const AVAILABILITY: Readonly<Record<string, (env: NodeJS.ProcessEnv, config: ToolsetConfig) => string | undefined>> = {
+  web_search: (env, config) => webSearchUnavailable(config, env),
+  vision_analyze: (_env, config) => visionUnavailableReason(config),
   terminal: (env) => (onPath("bash", env) ? undefined : "needs bash on PATH"),
   process: (env) => (onPath("bash", env) ? undefined : "needs bash on PATH"),
+  execute_code: (env) => (onPath("python3", env) ? undefined : "needs python3 on PATH"),
+  ...Object.fromEntries(BROWSER_TOOLS.map((tool) => [tool.name, (env: NodeJS.ProcessEnv, config: ToolsetConfig) => browserAvailability(env, config)])),
+  browser_vision: (env, config) => browserAvailability(env, config) ?? visionUnavailableReason(config),
 };
 
 /** The tools a session gets, and what was left out and why. */

@@ -12,6 +12,11 @@ import {
   type DetailsOf,
   type ToolProgressMap,
 } from "./details.js";
+import type { BrowserConsoleArgs, BrowserGetImagesArgs, BrowserSnapshotArgs } from "./browser/inspect.js";
+import type { BrowserClickArgs, BrowserPressArgs, BrowserScrollArgs, BrowserTypeArgs } from "./browser/interact.js";
+import type { BrowserBackArgs, BrowserNavigateArgs } from "./browser/navigate.js";
+import type { BrowserVisionArgs } from "./browser/vision.js";
+import type { ExecuteCodeArgs } from "./execute-code/execute-code.js";
 import type { PatchArgs } from "./patch/patch.js";
 import type { ProcessArgs } from "./process/process.js";
 import type { ReadFileArgs } from "./read-file/read-file.js";
@@ -21,22 +26,40 @@ import type { SkillManageArgs } from "./skills/skill-manage.js";
 import type { SkillViewArgs } from "./skills/skill-view.js";
 import type { SkillsListArgs } from "./skills/skills-list.js";
 import type { TerminalArgs } from "./terminal/terminal.js";
+import type { DelegateTaskArgs } from "./delegate/params.js";
 import type { TodoArgs } from "./todo/todo.js";
+import type { VisionAnalyzeArgs } from "./vision/params.js";
+import type { WebExtractArgs, WebSearchArgs } from "./web/params.js";
 import type { WriteFileArgs } from "./write-file/write-file.js";
 
 /** Each built-in tool's validated arguments (its params' output), by name; the same keys as `ToolDetailsMap`. */
 export interface ToolArgsMap {
+  delegate_task: DelegateTaskArgs;
+  web_search: WebSearchArgs;
+  web_extract: WebExtractArgs;
   terminal: TerminalArgs;
+  execute_code: ExecuteCodeArgs;
   process: ProcessArgs;
   read_file: ReadFileArgs;
   write_file: WriteFileArgs;
   patch: PatchArgs;
   search_files: SearchFilesArgs;
+  vision_analyze: VisionAnalyzeArgs;
   todo: TodoArgs;
   session_search: SessionSearchArgs;
   skills_list: SkillsListArgs;
   skill_view: SkillViewArgs;
   skill_manage: SkillManageArgs;
+  browser_navigate: BrowserNavigateArgs;
+  browser_snapshot: BrowserSnapshotArgs;
+  browser_click: BrowserClickArgs;
+  browser_type: BrowserTypeArgs;
+  browser_scroll: BrowserScrollArgs;
+  browser_back: BrowserBackArgs;
+  browser_press: BrowserPressArgs;
+  browser_get_images: BrowserGetImagesArgs;
+  browser_vision: BrowserVisionArgs;
+  browser_console: BrowserConsoleArgs;
 }
 
 type SameKeys = [keyof ToolArgsMap] extends [DetailedToolName] ? ([DetailedToolName] extends [keyof ToolArgsMap] ? true : false) : false;

@@ -37,6 +37,7 @@ const REQUESTS: Record<string, { params: string; result: string }> = {
   "session/set_mode": { params: "zSetSessionModeRequest", result: "zSetSessionModeResponse" },
   "session/set_config_option": { params: "zSetSessionConfigOptionRequest", result: "zSetSessionConfigOptionResponse" },
   "session/request_permission": { params: "zRequestPermissionRequest", result: "zRequestPermissionResponse" },
+  "elicitation/create": { params: "zCreateElicitationRequest", result: "zCreateElicitationResponse" },
   "fs/read_text_file": { params: "zReadTextFileRequest", result: "zReadTextFileResponse" },
   "fs/write_text_file": { params: "zWriteTextFileRequest", result: "zWriteTextFileResponse" },
   "terminal/create": { params: "zCreateTerminalRequest", result: "zCreateTerminalResponse" },

@@ -2,6 +2,8 @@ import {
   client,
   methods,
   type ClientCapabilities,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   type ReadTextFileRequest,
   type ReadTextFileResponse,
   type RequestPermissionRequest,
@@ -29,6 +31,8 @@ export interface ClientAppOptions {
   onWriteTextFile?: (request: WriteTextFileRequest) => void | Promise<void>;
   /** Serves `terminal/*` with real processes (see ClientTerminalHost). */
   terminals?: boolean;
+  /** Answers `elicitation/create` (advertise `elicitation: { form: {} }` too); every request is recorded in `elicitations`. */
+  onElicitation?: (request: CreateElicitationRequest) => CreateElicitationResponse | Promise<CreateElicitationResponse>;
 }
 
 export type FsRequest = { method: "fs/read_text_file"; params: ReadTextFileRequest } | { method: "fs/write_text_file"; params: WriteTextFileRequest };
@@ -39,11 +43,12 @@ export interface ClientRecord {
   permissions: RequestPermissionRequest[];
   fsRequests: FsRequest[];
   terminals: ClientTerminalHost | undefined;
+  elicitations: CreateElicitationRequest[];
 }
 
 /** The SDK client app of the test editor, recording into the returned lists; connect it to any transport. */
 export function testClientApp(options: ClientAppOptions): { app: ReturnType<typeof client>; record: ClientRecord } {
-  const record: ClientRecord = { updates: [], permissions: [], fsRequests: [], terminals: options.terminals ? new ClientTerminalHost() : undefined };
+  const record: ClientRecord = { updates: [], permissions: [], fsRequests: [], terminals: options.terminals ? new ClientTerminalHost() : undefined, elicitations: [] };
   let app = client({ name: "hermes-test-client" })
     .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
       record.permissions.push(params);
@@ -65,6 +70,13 @@ export function testClientApp(options: ClientAppOptions): { app: ReturnType<type
       record.fsRequests.push({ method: "fs/write_text_file", params });
       await options.onWriteTextFile?.(params);
       return {};
+    });
+  }
+  if (options.onElicitation) {
+    const answer = options.onElicitation;
+    app = app.onRequest(methods.client.elicitation.create, async ({ params }) => {
+      record.elicitations.push(params);
+      return answer(params);
     });
   }
   const terminals = record.terminals;

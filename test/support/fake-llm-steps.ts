@@ -71,4 +71,14 @@ export type CutStreamStep = AnswerStep & { cutAfterChunks: number };
  */
 export type StallStep = AnswerStep & { stallAfterChunks: number };
 
-export type ScriptStep = AnswerStep | HttpErrorStep | CutStreamStep | StallStep | HangStep | EndlessStep;
+/**
+ * Which requests a step answers: a step with `when` is served to the first request, in arrival
+ * order, that it accepts (`body`: the parsed request JSON); a step without one accepts every
+ * request. Requests take the first step, in script order, that accepts them.
+ */
+export interface StepMatcher {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed request JSON, as RecordedRequest.body
+  when?: (body: any) => boolean;
+}
+
+export type ScriptStep = (AnswerStep | HttpErrorStep | CutStreamStep | StallStep | HangStep | EndlessStep) & StepMatcher;

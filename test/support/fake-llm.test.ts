@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { startFakeLlm, type FakeLlm, type ScriptStep } from "./fake-llm.js";
+import { lastUserText, startFakeLlm, systemPromptOf, type FakeLlm, type ScriptStep } from "./fake-llm.js";
 
 let llm: FakeLlm | undefined;
 afterEach(async () => {
@@ -218,6 +218,23 @@ describe("fake-llm", () => {
       .map((c) => c.choices[0].delta.tool_calls[0].function.arguments)
       .join("");
     expect(args).toBe('{"path":"a.txt","content":"hal');
+  });
+
+  it("serves a step with `when` only to requests it accepts; steps without one keep their order", async () => {
+    const asking = (who: string) => ({ model: "m", messages: [{ role: "system", content: `I am ${who}` }, { role: "user", content: `hi from ${who}` }] });
+    const server = await start(
+      { when: (body) => systemPromptOf(body) === "I am b", text: "for b" },
+      { text: "first come" },
+      { when: (body) => lastUserText(body) === "hi from a", text: "for a" },
+    );
+    const answer = async (who: string) => ((await (await post(server, asking(who))).json()) as Chunk).choices[0].message.content;
+    expect(await answer("a")).toBe("first come");
+    expect(await answer("a")).toBe("for a");
+    expect(await answer("b")).toBe("for b");
+    server.push({ when: () => false, text: "never" });
+    const unmatched = await post(server, asking("c"));
+    expect(unmatched.status).toBe(500);
+    expect(((await unmatched.json()) as Chunk).error.message).toBe("fake-llm: no step matches this request");
   });
 
   it("answers 500 with an OpenAI-style error body", async () => {

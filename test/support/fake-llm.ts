@@ -3,7 +3,9 @@
  *
  * Each `POST /v1/chat/completions` consumes the next script step and answers it, streamed when the
  * request asks for `stream: true`, as one `chat.completion` JSON otherwise. An exhausted script answers
- * HTTP 500 so a test that under-scripts fails loudly. `GET /v1/models` answers a model list and consumes
+ * HTTP 500 so a test that under-scripts fails loudly. A step with `when` answers only requests it accepts (so
+ * concurrent callers, e.g. delegated children, can each have their own script; see `StepMatcher`), and
+ * `systemPromptOf` / `lastUserText` help write such matchers. `GET /v1/models` answers a model list and consumes
  * nothing. Every request is recorded, in arrival order, before it is answered, with when it arrived and
  * when its answer was fully written (so a benchmark can subtract the model's time from a round trip).
  *
@@ -288,8 +290,9 @@ export async function startFakeLlm(steps: ScriptStep[] = []): Promise<FakeLlm> {
     if (req.method !== "POST" || route !== "/v1/chat/completions") {
       return sendJson(res, 404, { error: { message: `fake-llm: no route ${req.method} ${route}` } });
     }
-    const step = script.shift();
-    if (!step) return sendJson(res, 500, { error: { message: "fake-llm: script exhausted" } });
+    const index = script.findIndex((candidate) => !candidate.when || candidate.when(body));
+    const step = index < 0 ? undefined : script.splice(index, 1)[0];
+    if (!step) return sendJson(res, 500, { error: { message: script.length ? "fake-llm: no step matches this request" : "fake-llm: script exhausted" } });
 
     const controller = new AbortController();
     active.add(controller);
@@ -337,4 +340,23 @@ export async function startFakeLlm(steps: ScriptStep[] = []): Promise<FakeLlm> {
       await closed;
     },
   };
+}
+
+/** The system message of a chat-completions request body ("" when it has none). */
+export function systemPromptOf(body: unknown): string {
+  return messageText(body, "system", 0);
+}
+
+/** The text of the last user message of a chat-completions request body ("" when it has none). */
+export function lastUserText(body: unknown): string {
+  return messageText(body, "user", -1);
+}
+
+function messageText(body: unknown, role: string, at: number): string {
+  const messages = (body as { messages?: Array<{ role?: string; content?: unknown }> } | undefined)?.messages ?? [];
+  const message = messages.filter((candidate) => candidate.role === role).at(at);
+  const content = message?.content;
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((part: { text?: unknown }) => (typeof part.text === "string" ? part.text : "")).join("");
+  return "";
 }

@@ -74,7 +74,8 @@ export function targetWarnings(targets: readonly EditTarget[]): string[] {
  * The tool call a `session/request_permission` for an edit shows: kind `edit`, status `pending`,
  * one diff per file exactly as the tool prepared it, then (only when some target is a symlink or
  * a hard link) a text block saying where the write really lands. The title names the real target
- * and, when it differs, the path as given and the hard-link count; locations point at the real
+ * and, when it differs, the path as given and the hard-link count, after the request's `label` (who
+ * asks, e.g. a delegated child) when it has one; locations point at the real
  * paths (destination, then source for a move), without repeats. Reads the file system once per
  * distinct path; never throws.
  */
@@ -90,7 +91,7 @@ export function editApprovalToolCall(request: EditApprovalRequest): RequestPermi
   };
   const paths = request.edits.flatMap((edit) => (edit.fromPath ? [edit.path, edit.fromPath] : [edit.path]));
   const targets = paths.map(lookup);
-  const title = titleOf(request.edits, lookup);
+  const title = `${request.label ? `${request.label} ` : ""}${titleOf(request.edits, lookup)}`;
   const warnings = targetWarnings([...new Set(targets)]);
   const locations: ToolCallLocation[] = [...new Set(targets.map((target) => target.real))].map((path) => ({ path }));
   return {

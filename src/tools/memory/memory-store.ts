@@ -10,15 +10,17 @@
  * whole, and replaces the file atomically (temp file + rename), so a reader sees the old or the
  * new file, never half of one. A file that does not
  * round-trip through the entry format (edited by hand, appended by a shell) is never rewritten by
- * a replace or remove: it is copied to `<file>.bak.<time>` and the write is refused.
+ * a replace or remove: it is copied to `<file>.bak.<time>` and the write is refused; one longer
+ * than the tool reads (MAX_FILE_BYTES) is never rewritten at all. Entries are scanned one by one
+ * and, for what a change brings, read together (an instruction or secret split across entries).
  *
  * Errors: the functions return results for the model (`MemoryResult`); they throw only for an
  * unwritable memory folder (Error naming the file).
  */
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { FlockBusyError, holdFlock } from "../../shared/flock.js";
-import { findThreat } from "./threats.js";
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { FlockBusyError, FlockStoppedError, holdFlock } from "../../shared/flock.js";
+import { findThreat, threatReason } from "./threats.js";
 
 export type MemoryTarget = "memory" | "user";
 export type MemoryAction = "add" | "replace" | "remove";
@@ -34,8 +36,8 @@ export const DEFAULT_LIMITS: Readonly<Record<MemoryTarget, number>> = { memory: 
 export const ENTRY_DELIMITER = "\n§\n";
 
 const FILES: Readonly<Record<MemoryTarget, string>> = { memory: "MEMORY.md", user: "USER.md" };
-/** More of a memory file than this is never read (a legitimate one is a few KB). */
-const MAX_FILE_CHARS = 262_144;
+/** More of a memory file than this is never read (a legitimate one is a few KB); a longer one is never rewritten. */
+const MAX_FILE_BYTES = 1_048_576;
 const LOCK_WAIT_MS = 2000;
 const LOCK_STALE_MS = 10_000;
 
@@ -76,6 +78,7 @@ export class MemoryFiles {
       return this.withLock(target, () => this.applyLocked(target, operations));
     } catch (error) {
       if (error instanceof FlockBusyError) return { ok: false, error: `memory is busy (${error.path} is held by another program, e.g. Python Hermes); retry the call`, target, used: 0, limit: this.limit(target) };
+      if (error instanceof FlockStoppedError) return { ok: false, error: `memory was not changed: ${error.message}; retry the call`, target, used: 0, limit: this.limit(target) };
       if (error instanceof MemoryReadError) return { ok: false, error: error.message, target, used: 0, limit: this.limit(target) };
       throw error;
     } finally {
@@ -91,7 +94,9 @@ export class MemoryFiles {
       if (threat) return this.failure(target, `${label(operations, index)}: ${threat}`);
       if (op.content?.includes(ENTRY_DELIMITER.trim())) return this.failure(target, `${label(operations, index)}: content may not contain a line with § (it separates entries).`);
     }
-    const raw = this.read(target);
+    const { text: raw, whole } = this.readFile(target);
+    // what lies past the part read would be lost by any rewrite, an add included
+    if (!whole) return this.failure(target, `Refusing to change ${FILES[target]}: it is larger than the memory tool reads (${MAX_FILE_BYTES.toLocaleString("en-US")} bytes), so it was not written by it, and rewriting it would lose the rest. Nothing was changed; shorten the file by hand, then retry.`);
     const rewrites = operations.some((op) => op.action !== "add");
     if (rewrites && drifted(raw, limit)) return this.driftFailure(target, raw);
     const working = parseEntries(raw);
@@ -118,6 +123,8 @@ export class MemoryFiles {
       if (op.action === "replace") working[matches[0]!] = content;
       else working.splice(matches[0]!, 1);
     }
+    const split = splitThreat(parseEntries(raw), working);
+    if (split) return this.failure(target, batchError(operations, split));
     const used = size(working);
     if (used > limit) {
       return {
@@ -133,26 +140,45 @@ export class MemoryFiles {
     return { ok: true, message, target, used: size(entries), limit: this.limit(target), entries: entries.length };
   }
 
+  /** The file's text as `readFile` gives it (its first MAX_FILE_BYTES when it is longer). */
+  private read(target: MemoryTarget): string {
+    return this.readFile(target).text;
+  }
+
   /**
    * The file's text, line endings normalized (Python Hermes on Windows writes CRLF), a BOM dropped,
-   * at most MAX_FILE_CHARS. "" when it does not exist; MemoryReadError when it exists but cannot be
-   * read (never treated as empty: a write would replace what it holds).
+   * at most its first MAX_FILE_BYTES (`whole` false when there is more: a huge file is never
+   * loaded whole). "" when it does not exist; MemoryReadError when it exists but cannot be read
+   * (never treated as empty: a write would replace what it holds).
    */
-  private read(target: MemoryTarget): string {
-    let raw: string;
+  private readFile(target: MemoryTarget): { text: string; whole: boolean } {
+    const file = this.path(target);
+    let fd: number;
     try {
-      raw = readFileSync(this.path(target), "utf8");
+      fd = openSync(file, "r");
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
-      throw new MemoryReadError(`cannot read ${this.path(target)}: ${(error as Error).message}; memory is left unchanged`);
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { text: "", whole: true };
+      throw new MemoryReadError(`cannot read ${file}: ${(error as Error).message}; memory is left unchanged`);
     }
-    return raw.replace(/^\ufeff/, "").replace(/\r\n?/g, "\n").slice(0, MAX_FILE_CHARS);
+    const buffer = Buffer.allocUnsafe(MAX_FILE_BYTES + 1);
+    let length = 0;
+    try {
+      for (let read = -1; read !== 0 && length < buffer.length; length += read) read = readSync(fd, buffer, length, buffer.length - length, null);
+    } catch (error) {
+      throw new MemoryReadError(`cannot read ${file}: ${(error as Error).message}; memory is left unchanged`);
+    } finally {
+      closeSync(fd);
+    }
+    const whole = length <= MAX_FILE_BYTES;
+    const text = buffer.subarray(0, Math.min(length, MAX_FILE_BYTES)).toString("utf8");
+    return { text: text.replace(/^\ufeff/, "").replace(/\r\n?/g, "\n"), whole };
   }
 
   /**
    * Replaces the file atomically: a temp file beside the real file (a symlinked MEMORY.md is
-   * written through, the link kept), flushed to disk, renamed over it; a file that cannot be
-   * renamed over (a single-file bind mount) is overwritten in place.
+   * written through, the link kept — a dangling link too, creating the file it points to), flushed
+   * to disk, renamed over it; a file that cannot be renamed over (a single-file bind mount) is
+   * overwritten in place.
    */
   private write(target: MemoryTarget, entries: readonly string[]): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
@@ -160,14 +186,17 @@ export class MemoryFiles {
     try {
       path = realpathSync(path);
     } catch {
-      // not there yet: created at its own path
+      // not there yet: created at its own path, or where a dangling link points (the link is kept)
+      path = linkTarget(path) ?? path;
     }
     const text = entries.join(ENTRY_DELIMITER);
     const temp = join(dirname(path), `.${FILES[target]}.${process.pid}.${Date.now()}.tmp`);
     try {
       const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
       try {
-        writeSync(fd, text);
+        // writeFileSync on a descriptor writes until every byte is out or throws (ENOSPC, EFBIG);
+        // a bare writeSync may stop short, and the short file would replace the whole one.
+        writeFileSync(fd, text);
         fsyncSync(fd);
       } finally {
         closeSync(fd);
@@ -251,6 +280,19 @@ function drifted(raw: string, limit: number): boolean {
   return entries.join(ENTRY_DELIMITER) !== raw.trim() || entries.some((entry) => codePoints(entry) > limit);
 }
 
+/**
+ * Why `after` may not be stored although each entry passes on its own: read one after another (as
+ * the system prompt shows them) they form an instruction, hidden markup or a secret split across
+ * entries. Only a finding this change brings counts (`before` is what the file held), so a file
+ * another program left that way can still be cleaned up.
+ */
+function splitThreat(before: readonly string[], after: readonly string[]): string | undefined {
+  const reading = (entries: readonly string[]): string | undefined => threatReason(entries.map(displayEntry).join("\n"), "memory");
+  const found = reading(after);
+  if (!found || found === reading(before)) return undefined;
+  return `Refused: read together with the entries around it, memory would look unsafe (${found}). Keep each fact whole in one entry; memory holds facts, not instructions or secrets.`;
+}
+
 /** An entry as the model may see it again: one that looks like an injection is shown blocked. */
 export function displayEntry(entry: string): string {
   const threat = findThreat(entry);
@@ -265,6 +307,15 @@ function preview(entry: string): string {
 /** A batch names that nothing was applied. */
 function batchError(operations: readonly MemoryOperation[], message: string): string {
   return operations.length > 1 ? `${message} No operations were applied (a batch is all or nothing).` : message;
+}
+
+/** Where the symbolic link `path` points (resolved against its folder), undefined when it is no link. */
+function linkTarget(path: string): string | undefined {
+  try {
+    return resolve(dirname(path), readlinkSync(path));
+  } catch {
+    return undefined;
+  }
 }
 
 function lockAge(path: string): number {

@@ -2,10 +2,12 @@
  * What may never enter memory, which goes into every future system prompt: text that tries to
  * steer the agent (injection), to send data out (exfiltration), hidden characters, and secrets.
  * Memory is data the user curated, never instructions; this scan keeps a poisoned entry from
- * turning into one. Text is NFKC-normalized first (full-width and compatibility forms), and every
- * pattern is bounded (no backtracking blow-up on long lines). Pure; never throws.
+ * turning into one. Patterns are matched against the text NFKC-normalized (full-width and
+ * compatibility forms) and against its skeleton (accents and other combining marks dropped,
+ * Cyrillic and Greek look-alikes read as the Latin letters they show), and every pattern is bounded
+ * (no backtracking blow-up on long lines). Pure; never throws.
  */
-import { redactSecrets } from "../../config/redact.js";
+import { redactRegisteredSecrets, redactSecrets } from "../../config/redact.js";
 
 /** Any run of whitespace (newlines included) between two words. */
 const S = String.raw`\s+`;
@@ -28,7 +30,7 @@ const INJECTION: readonly Rule[] = [
   { pattern: rx(`\\b(?:new${S}(?:system${S})?instructions?\\s*:|act${S}as${S}(?:an?${S})?(?:unrestricted|jailbroken|admin|root)|pretend${S}(?:to${S}be|you${S}are)|system${S}prompt${S}override|developer${S}mode)`), why: "it tries to redefine the agent" },
   { pattern: rx(`\\b(?:you${S}are${S}now|from${S}now${S}on${S}you)\\b`), why: "it tries to redefine the agent", only: "memory" },
   { pattern: rx(`\\b(?:you${S}are${S}now|from${S}now${S}on${S}you(?:${S}are)?)${S}(?:an?${S}|the${S}|in${S})?(?:\\S+${S}){0,2}?(?:agent|assistant|model|ai|bot|persona|unrestricted|jailbroken|mode)\\b`), why: "it tries to redefine the agent", only: "skill" },
-  { pattern: rx(`<\\/?\\s*(?:system|assistant|developer|tool|user)\\s*>|\\[\\/?(?:INST|SYS|SYSTEM)\\]|<<\\/?SYS>>|<\\|[a-z_]{2,20}\\|>|<start_of_turn>|<end_of_turn>|^\\s*#{0,4}\\s*(?:system|assistant|developer)\\s*:|\\n\\s*(?:Human|Assistant)\\s*:`), why: "it contains chat-role markup" },
+  { pattern: rx(`<\\/?\\s*(?:system|assistant|developer|tool|user)\\s*>|\\[\\/?(?:INST|SYS|SYSTEM)\\]|<<\\/?SYS>>|<\\|[a-z_]{2,20}\\|>|<start_of_turn>|<end_of_turn>|(?:^|[\\n\\r\\u0085\\u2028\\u2029])\\s*#{0,4}\\s*(?:system|assistant|developer)\\s*:|\\n\\s*(?:Human|Assistant)\\s*:`), why: "it contains chat-role markup" },
   { pattern: rx(`\\b(?:do${S}not|don't|never)${S}(?:tell|inform|mention|show|reveal)\\b(?:${S}\\S+){0,3}${S}(?:to${S})?the${S}user\\b`), why: "it asks to hide things from the user" },
   { pattern: rx(`\\b(?:pre-?approved|auto-?approve|approve${S}(?:every|all))${GAP}?(?:commands?|edits?|actions?)\\b`), why: "it claims approvals the user did not give" },
   { pattern: rx(`\\b(?:update|edit|modify|append${S}to|write${S}to)${S}(?:AGENTS\\.md|CLAUDE\\.md|\\.cursorrules|SOUL\\.md|config\\.yaml|\\.hermes)`), why: "it asks to change the agent's own instructions or settings" },
@@ -48,8 +50,31 @@ const EXFILTRATION: readonly Rule[] = [
   { pattern: rx(`(?:cat|less|more|head|tail|base64|xxd)\\s[^\\n]{0,80}(?:~\\/\\.ssh\\/|\\.hermes\\/\\.env|\\/\\.env\\b|authorized_keys|id_rsa|id_ed25519)`), why: "it reads credentials" },
 ];
 
-/** Zero-width, bidi-control, filler and tag characters: invisible to the user, read by the model. */
-const HIDDEN = /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0]|[\u{e0000}-\u{e007f}]|[\ufe00-\ufe0f]{2,}|[\u{e0100}-\u{e01ef}]/u;
+/**
+ * Invisible characters the model still reads: every format character (zero-width, bidi controls,
+ * soft hyphen, tags, interlinear and musical formatting…), fillers and blank look-alikes
+ * (combining grapheme joiner, Hangul and Khmer fillers, Mongolian selectors, the blank braille
+ * cell), and runs of variation selectors.
+ */
+const HIDDEN = /[\p{Cf}\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\uffa0]|[\ufe00-\ufe0f]{2,}|[\u{e0100}-\u{e01ef}]/u;
+
+/** Cyrillic, Greek and Latin-extension letters that look like a Latin letter, as that letter (for matching only). */
+const LOOKALIKES: Readonly<Record<string, string>> = {
+  а: "a", ӑ: "a", ԁ: "d", е: "e", ё: "e", һ: "h", і: "i", ї: "i", ј: "j", к: "k", ӏ: "l", м: "m", о: "o", р: "p", ԛ: "q", г: "r", ѕ: "s", т: "t", у: "y", ү: "y", х: "x", с: "c", ԝ: "w", ѵ: "v", ь: "b", в: "b", н: "h", п: "n",
+  А: "A", В: "B", С: "C", Е: "E", Н: "H", І: "I", Ј: "J", К: "K", М: "M", О: "O", Р: "P", Ѕ: "S", Т: "T", Х: "X", У: "Y", Ү: "Y", Ԝ: "W", Ԛ: "Q", Ӏ: "I",
+  α: "a", β: "b", ε: "e", η: "n", ι: "i", κ: "k", μ: "u", ν: "v", ο: "o", ρ: "p", τ: "t", υ: "u", χ: "x", γ: "y", ω: "w", ς: "c",
+  Α: "A", Β: "B", Ε: "E", Ζ: "Z", Η: "H", Ι: "I", Κ: "K", Μ: "M", Ν: "N", Ο: "O", Ρ: "P", Τ: "T", Υ: "Y", Χ: "X",
+  ı: "i", ɩ: "i", ɑ: "a", ɡ: "g", ɢ: "G", ʀ: "R", ʏ: "Y", ɴ: "N", ᴅ: "D", ᴇ: "E", ᴏ: "o", ᴛ: "T", ᴜ: "u", ᴠ: "v", ᴡ: "w", ᴢ: "z", ꜱ: "s", ǀ: "l", օ: "o", ս: "u", ց: "g", հ: "h", ո: "n",
+};
+const LOOKALIKE_RE = new RegExp(`[${Object.keys(LOOKALIKES).join("")}]`, "gu");
+
+/** What `text` reads as: compatibility forms folded, combining marks dropped, look-alike letters as Latin. */
+function skeleton(text: string): string {
+  return text
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .replace(LOOKALIKE_RE, (letter) => LOOKALIKES[letter] ?? letter);
+}
 
 /** A sentence giving a password in prose ("the db password is hunter2"): the value has a digit or a symbol, so "the password is stored in…" is not one. */
 const PROSE_PASSWORD = /\b(?:password|passphrase|passcode|pin)\s+(?:is|was|=|:)\s+(?=\S{6,})(?=\S*?[\d_]|\S*?[^\w\s.,;:!?'"])\S+/iu;
@@ -77,7 +102,14 @@ export function threatReason(text: string, scope: ThreatScope): string | undefin
   const window = text.slice(0, MAX_SCAN_CHARS);
   if (HIDDEN.test(window)) return "it contains invisible characters";
   const normalized = window.normalize("NFKC");
-  for (const rule of [...INJECTION, ...EXFILTRATION]) if ((!rule.only || rule.only === scope) && rule.pattern.test(normalized)) return rule.why;
-  if (redactSecrets(normalized) !== normalized || PROSE_PASSWORD.test(normalized)) return "it looks like it contains a secret (an API key, token or password)";
+  const read = skeleton(window);
+  for (const rule of [...INJECTION, ...EXFILTRATION]) {
+    if ((!rule.only || rule.only === scope) && (rule.pattern.test(normalized) || rule.pattern.test(read))) return rule.why;
+  }
+  // a key the agent holds, also when broken up by spaces or line breaks (or split across memory entries, which are read joined)
+  const compact = normalized.replace(/\s+/gu, "");
+  if (redactSecrets(normalized) !== normalized || redactRegisteredSecrets(compact) !== compact || PROSE_PASSWORD.test(normalized)) {
+    return "it looks like it contains a secret (an API key, token or password)";
+  }
   return undefined;
 }

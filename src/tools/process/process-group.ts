@@ -24,6 +24,8 @@ export interface GroupSpawnSpec {
   env: NodeJS.ProcessEnv;
   /** "pipe" gives the caller a writable stdin; "ignore" connects /dev/null (never the agent's stdin). */
   stdin: "pipe" | "ignore";
+  /** Extra pipes after stderr (fd 3, 4, …), for a private channel to the child (`execute_code`). Default 0. */
+  extraPipes?: number;
 }
 
 /**
@@ -36,7 +38,7 @@ export function spawnGroup(spec: GroupSpawnSpec): ChildProcess {
     cwd: spec.cwd,
     env: spec.env,
     detached: true,
-    stdio: [spec.stdin, "pipe", "pipe"],
+    stdio: [spec.stdin, "pipe", "pipe", ...Array.from({ length: spec.extraPipes ?? 0 }, () => "pipe" as const)],
     windowsHide: true,
   });
   if (child.pid !== undefined) liveGroups.add(child.pid);

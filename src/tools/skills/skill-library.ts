@@ -122,7 +122,7 @@ export class SkillLibrary {
     for (const { root, tier } of tiers) {
       for (const direct of [name, alias].filter((value): value is string => Boolean(value))) {
         const dir = path.join(root, direct);
-        if (!isSupportPath(dir) && isDir(dir) && isFile(path.join(dir, "SKILL.md"))) add(dir, path.join(dir, "SKILL.md"), tier, root);
+        if (!isSupportPath(path.join(dir, "SKILL.md")) && isDir(dir) && isFile(path.join(dir, "SKILL.md"))) add(dir, path.join(dir, "SKILL.md"), tier, root);
         else if (isFile(`${dir}.md`) && !isSupportPath(`${dir}.md`)) add(null, `${dir}.md`, tier, root);
       }
       for (const walked of walkSkillTree(root)) {

@@ -17,6 +17,7 @@ import { listFiles } from "./skill-files.js";
 import type { SkillLibrary } from "./skill-library.js";
 import { isSkillMdPath, realOrResolved, resolveInside, supportFileError } from "./skill-paths.js";
 import { skillThreat } from "./skill-scan.js";
+import { isSupportPath } from "./skill-walk.js";
 import { atomicWriteText } from "./skill-write.js";
 
 export interface SkillManageInput {
@@ -46,14 +47,38 @@ function scanError(text: string, label: string): string | undefined {
     : undefined;
 }
 
+/** Whether the real path `real` is `dir` or lies below it (`dir` resolved through its links). */
+function within(dir: string, real: string): boolean {
+  const rel = path.relative(realOrResolved(dir), real);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/**
+ * Where `dir` (a skill folder, existing or to be made) really lies when `skill_manage` may not
+ * write there: outside the home skills folder (reached through a link), or inside one of the
+ * read-only roots (an external or project folder placed inside the home folder). Undefined when
+ * it is the home folder's own.
+ */
+function readOnlyPlace(library: SkillLibrary, dir: string): "external" | "project" | "outside" | undefined {
+  const real = realOrResolved(dir);
+  const home = realOrResolved(library.roots.home);
+  // a root that holds the home folder itself (a configured parent folder) makes nothing read-only
+  const readOnly = (roots: readonly string[]): boolean => roots.some((root) => !within(root, home) && within(root, real));
+  if (readOnly(library.roots.external)) return "external";
+  if (readOnly(library.roots.project)) return "project";
+  const rel = path.relative(home, real);
+  return rel === "" || rel.startsWith("..") || path.isAbsolute(rel) ? "outside" : undefined;
+}
+
+const PLACES = { external: "skills.external_dirs", project: "a project's skills folder", outside: "a folder outside the skills folder (linked in)" } as const;
+
 /** The home skill folder `name` names, or why `skill_manage` may not change it. */
 function ownedSkill(library: SkillLibrary, name: string, suffix = ""): { ok: true; dir: string } | { ok: false; error: string } {
   const found = library.findOwned(name);
   if (!found) return { ok: false, error: `Skill '${name}' not found. Use skills_list() to see available skills.${suffix}` };
-  const home = realOrResolved(library.roots.home);
-  const rel = path.relative(home, realOrResolved(found.dir));
-  if (found.tier !== "home" || rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) {
-    const where = found.tier === "external" ? "skills.external_dirs" : found.tier === "project" ? "a project's skills folder" : "a folder outside the skills folder (linked in)";
+  const place = found.tier === "home" ? readOnlyPlace(library, found.dir) : found.tier;
+  if (place) {
+    const where = PLACES[place];
     return {
       ok: false,
       error: `Skill '${name}' lives in ${found.dir} (${where}), which is read-only: skill_manage changes only skills in ${library.roots.home}. Create your own version there with action='create' under a new name.`,
@@ -72,6 +97,10 @@ export function createSkill(library: SkillLibrary, input: SkillManageInput): Ski
   if (existing) return refused(`A skill named '${input.name}' already exists at ${existing.dir}.`);
   const dir = category ? path.join(library.roots.home, category, input.name) : path.join(library.roots.home, input.name);
   const file = path.join(dir, "SKILL.md");
+  // The folders on the way may already exist: a link out of the skills folder, a read-only root, another skill's support folder.
+  const place = readOnlyPlace(library, dir);
+  if (place) return refused(`Cannot create '${path.relative(library.roots.home, dir)}': it leads into ${PLACES[place]} (${realOrResolved(dir)}), which is read-only: skill_manage writes only in ${library.roots.home}. Choose another name or category.`);
+  if (isSupportPath(file)) return refused(`Cannot create '${path.relative(library.roots.home, dir)}': it lies in the support folder of another skill (references/, templates/, scripts/, assets/ hold a skill's files, never skills). Choose another category.`);
   atomicWriteText(file, content);
   const output: Record<string, unknown> = {
     success: true,

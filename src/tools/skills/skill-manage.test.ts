@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -170,5 +171,66 @@ describe("skill_manage on an existing skill", () => {
     symlinkSync(join(external, "audit"), join(skills, "linked"));
     expect(await refusal({ action: "delete", name: "linked" })).toMatch(/read-only/);
     expect(existsSync(join(external, "audit", "SKILL.md"))).toBe(true);
+  });
+});
+
+describe("skill_manage against a skills folder that leads elsewhere", () => {
+  it("never creates a skill through a link out of the skills folder, whether the category or the name is the link", async () => {
+    const outside = join(root, "outside");
+    mkdirSync(outside);
+    mkdirSync(skills, { recursive: true });
+    symlinkSync(outside, join(skills, "linked"));
+    expect(await refusal({ action: "create", name: "evil", category: "linked", content: skillMd("evil") })).toMatch(/^Cannot create 'linked\/evil': it leads into a folder outside the skills folder/);
+    symlinkSync(outside, join(skills, "evil"));
+    expect(await refusal({ action: "create", name: "evil", content: skillMd("evil") })).toMatch(/^Cannot create 'evil': it leads into/);
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it("treats an external folder placed inside the skills folder as read-only, for create and for changes", async () => {
+    const vendor = join(skills, "vendor");
+    mkdirSync(join(vendor, "audit"), { recursive: true });
+    writeFileSync(join(vendor, "audit", "SKILL.md"), skillMd("audit"));
+    const withVendor = ctx({ external_dirs: [vendor] });
+    expect(await refusal({ action: "edit", name: "audit", content: skillMd("audit", "Mine now.") }, withVendor)).toMatch(/\(skills\.external_dirs\), which is read-only/);
+    expect(await refusal({ action: "write_file", name: "audit", file_path: "references/x.md", file_content: "x" }, withVendor)).toMatch(/read-only/);
+    expect(await refusal({ action: "delete", name: "audit" }, withVendor)).toMatch(/read-only/);
+    expect(await refusal({ action: "create", name: "mine", category: "vendor", content: skillMd("mine") }, withVendor)).toMatch(/leads into skills\.external_dirs/);
+    expect(readdirSync(vendor)).toEqual(["audit"]);
+    expect(readFileSync(join(vendor, "audit", "SKILL.md"), "utf8")).toBe(skillMd("audit"));
+  });
+
+  it("never puts a skill into another skill's support folder", async () => {
+    await manage({ action: "create", name: "host", content: skillMd("host") });
+    await manage({ action: "write_file", name: "host", file_path: "references/notes.md", file_content: "# Notes\n" });
+    expect(await refusal({ action: "create", name: "references", category: "host", content: skillMd("references") })).toMatch(/support folder of another skill/);
+    expect(readdirSync(join(skills, "host", "references"))).toEqual(["notes.md"]);
+  });
+
+  it("refuses a file_path with backslashes, which POSIX reads as one file name beside SKILL.md", async () => {
+    if (process.platform === "win32") return;
+    await manage({ action: "create", name: "win", content: skillMd("win") });
+    expect(await refusal({ action: "write_file", name: "win", file_path: "references\\x.md", file_content: "x" })).toMatch(/^Use forward slashes/);
+    expect(await refusal({ action: "patch", name: "win", file_path: "scripts\\run.sh", old_string: "a", new_string: "b" })).toMatch(/^Use forward slashes/);
+    expect(readdirSync(join(skills, "win"))).toEqual(["SKILL.md"]);
+  });
+});
+
+describe("skill_manage on a disk that fills up", () => {
+  it("keeps SKILL.md whole when the new text cannot be written out completely", async () => {
+    if (process.platform === "win32") return;
+    await manage({ action: "create", name: "deploy", content: skillMd("deploy") });
+    const file = join(skills, "deploy", "SKILL.md");
+    const before = readFileSync(file, "utf8");
+    // `ulimit -f 1`: files of this process stop at 1 KiB (EFBIG), as a full disk stops them (ENOSPC)
+    const script =
+      `import { skillManageTool } from ${JSON.stringify(join(import.meta.dirname, "skill-manage.ts"))};` +
+      `import { toolContext } from ${JSON.stringify(join(import.meta.dirname, "../../../test/support/tool-context.ts"))};` +
+      `const result = await skillManageTool.execute({ action: "edit", name: "deploy", content: ${JSON.stringify(skillMd("deploy", "Ship it.", "1. Step.\n".repeat(400)))} }, toolContext({ hermesHome: ${JSON.stringify(home)}, cwd: ${JSON.stringify(root)} }));` +
+      `process.stdout.write(result.content);`;
+    const child = spawnSync("sh", ["-c", 'ulimit -f 1 && exec "$@"', "sh", process.execPath, "--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(child.status, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout)).toMatchObject({ success: false, error: expect.stringMatching(/^edit failed: cannot write /) });
+    expect(readFileSync(file, "utf8")).toBe(before);
+    expect(readdirSync(join(skills, "deploy"))).toEqual(["SKILL.md"]);
   });
 });

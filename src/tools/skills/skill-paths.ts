@@ -68,6 +68,8 @@ export function realOrResolved(p: string): string {
 export function supportFileError(filePath: string): string | undefined {
   if (!filePath) return "file_path is required.";
   if (hasTraversal(filePath)) return "Path traversal ('..') is not allowed.";
+  // On POSIX a backslash is part of a name: `references\\x.md` would be a file beside SKILL.md, not in references/.
+  if (path.sep === "/" && filePath.includes("\\")) return `Use forward slashes in file_path (e.g. 'references/api.md'). Got: '${filePath}'`;
   const parts = filePath.split(/[\\/]/).filter((part) => part !== "" && part !== ".");
   if (isSkillMdPath(filePath)) {
     return "SKILL.md is not a supporting file: replace it with action='edit', change part of it with action='patch', or remove the skill with action='delete'.";

@@ -120,3 +120,24 @@ describe("skill_view", () => {
     expect((await view({ name: "bad ns:plans" })).json).toMatchObject({ success: false, error: expect.stringMatching(/^Invalid namespace/) });
   });
 });
+
+describe("skill_view and credential files reached through SKILL.md", () => {
+  it("refuses a SKILL.md or flat <name>.md that is a link or a hard link to a credential file", async () => {
+    mkdirSync(join(home, "skills", "envy"), { recursive: true });
+    symlinkSync(join(home, ".env"), join(home, "skills", "envy", "SKILL.md"));
+    symlinkSync(join(home, ".env"), join(home, "skills", "flat.md"));
+    mkdirSync(join(home, "skills", "hard"), { recursive: true });
+    linkSync(join(home, ".env"), join(home, "skills", "hard", "SKILL.md"));
+    for (const name of ["envy", "flat", "hard"]) {
+      const result = await view({ name });
+      expect(result.isError, name).toBe(true);
+      expect(result.json.error, name).toMatch(/^Refusing to show skill '.*': .* holds Hermes credentials/);
+      expect(result.content, name).not.toContain("sk-test-secret");
+    }
+  });
+
+  it("does not serve a SKILL.md inside another skill's support folder as a skill", async () => {
+    writeFileSync(join(deploy, "references", "SKILL.md"), "---\nname: inner\ndescription: d\n---\nBody.\n");
+    expect((await view({ name: "devops/deploy/references" })).json).toMatchObject({ success: false, error: "Skill 'devops/deploy/references' not found." });
+  });
+});

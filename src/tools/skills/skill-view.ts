@@ -69,6 +69,9 @@ export const skillViewTool = defineTool({
     const library = skillLibraryFor(ctx);
     const located = library.locate(name, alias);
     if (!located.ok) return fail(name, located.error, located.extra);
+    // SKILL.md (or a flat <name>.md) may be a link or a hard link too: the same rule as a file_path
+    const secret = await secretFileReason(located.file, ctx.hermesHome);
+    if (secret) return fail(name, `Refusing to show skill '${name}': ${secret}.`);
     const read = readSkillFile(located.file);
     if (!read.ok) return fail(name, `Failed to read skill '${name}': ${read.error}`);
     const threat = skillThreat(read.text);

@@ -4,7 +4,7 @@
  * Hermes) sees the old file or the new one, never half of one. Throws an Error naming the file
  * when the write fails; the temp file is removed.
  */
-import { chmodSync, closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 export function atomicWriteText(file: string, text: string): void {
@@ -20,7 +20,8 @@ export function atomicWriteText(file: string, text: string): void {
   try {
     const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
     try {
-      writeSync(fd, text);
+      // writes until every byte is out or throws (ENOSPC, EFBIG); a bare writeSync may stop short
+      writeFileSync(fd, text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -5,8 +5,9 @@
  * Sent on every request, so it stays small: names and descriptions only (60 chars each, as
  * Hermes cuts them), never bodies. Descriptions are data from files anyone may have written: each
  * is put on one line, stripped of markup that could close the block, and scanned with the
- * content scan; a flagged description shows as `[BLOCKED: …]`, a flagged name leaves the skill
- * out (both logged).
+ * content scan; a flagged description shows as `[BLOCKED: …]`, a flagged name or category (the
+ * folders above the skill, which anyone who writes a skills folder names) leaves the skill out
+ * (both logged).
  */
 import { log } from "../../shared/logger.js";
 import { skillConditions, type Frontmatter } from "./frontmatter.js";
@@ -43,6 +44,11 @@ export function skillsIndexSection(entries: readonly SkillEntry[], options: Skil
     const nameThreat = skillThreat(entry.name);
     if (nameThreat || !name) {
       log.warn(`skills index: ${entry.file} left out: ${nameThreat ? `its name looks unsafe (${nameThreat})` : "its name is empty"}`);
+      continue;
+    }
+    const categoryThreat = skillThreat(entry.indexCategory);
+    if (categoryThreat) {
+      log.warn(`skills index: ${entry.file} left out: its folder name looks unsafe (${categoryThreat})`);
       continue;
     }
     const category = oneLine(entry.indexCategory, INDEX_NAME_CHARS) || "general";

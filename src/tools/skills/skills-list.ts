@@ -10,10 +10,15 @@ const skillsListParams = z.object({
 
 export type SkillsListArgs = z.infer<typeof skillsListParams>;
 
-/** One skill in the result: Hermes' `{name, description, category}`, a flagged description shown blocked. */
+/** One skill in the result: Hermes' `{name, description, category}`, a flagged description or category (a folder name) shown blocked. */
 function listed(entry: SkillEntry): { name: string; description: string; category: string | null } {
   const threat = skillThreat(`${entry.name}\n${entry.description}`);
-  return { name: entry.name, description: threat ? `[BLOCKED: ${threat}]` : entry.description, category: entry.category };
+  const categoryThreat = entry.category === null ? undefined : skillThreat(entry.category);
+  return {
+    name: entry.name,
+    description: threat ? `[BLOCKED: ${threat}]` : entry.description,
+    category: categoryThreat ? `[BLOCKED: ${categoryThreat}]` : entry.category,
+  };
 }
 
 function describeList(args: SkillsListArgs): ToolDescription {

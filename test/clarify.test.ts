@@ -1,0 +1,101 @@
+import { methods, type CreateElicitationRequest, type CreateElicitationResponse } from "@agentclientprotocol/sdk/unstable";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { log } from "../src/shared/logger.js";
+import { schemaProblems } from "./support/acp-schema.js";
+import { startFakeLlm, type FakeLlm } from "./support/fake-llm.js";
+import { connectInMemory, type InMemoryAgent, type InMemoryAgentOptions } from "./support/in-memory-acp.js";
+import { createTempHome, type TempHome } from "./support/temp-home.js";
+
+/** `clarify` through ACP form elicitation: offered only to editors that show forms, answered as Hermes answers. */
+log.configure({ level: "warn" });
+let llm: FakeLlm;
+let home: TempHome;
+const pairs: InMemoryAgent[] = [];
+beforeEach(async () => {
+  llm = await startFakeLlm();
+  home = createTempHome({ baseUrl: llm.baseUrl });
+});
+afterEach(async () => {
+  await Promise.all(pairs.splice(0).map((pair) => pair.close()));
+  await llm.close();
+  home.cleanup();
+});
+
+async function session(options: Omit<InMemoryAgentOptions, "home" | "env"> = {}): Promise<{ pair: InMemoryAgent; sessionId: string }> {
+  const pair = connectInMemory({ home: home.home, env: home.env(), ...options });
+  pairs.push(pair);
+  await pair.initialize();
+  const { sessionId } = await pair.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
+  return { pair, sessionId };
+}
+
+const prompt = (pair: InMemoryAgent, sessionId: string, text: string) =>
+  pair.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+
+type Sent = { role: string; tool_call_id?: string; content: string };
+const toolResult = (id: string): unknown => JSON.parse((llm.requests.at(-1)!.body.messages as Sent[]).find((message) => message.tool_call_id === id)!.content);
+const offeredTools = (index: number): string[] => (llm.requests[index]!.body.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
+
+describe("clarify", () => {
+  it("asks through the editor's form and returns the picked choice without its label", async () => {
+    const asked: CreateElicitationRequest[] = [];
+    const { pair, sessionId } = await session({
+      clientCapabilities: { elicitation: { form: {} } },
+      onElicitation: (request): CreateElicitationResponse => {
+        asked.push(request);
+        return { action: "accept", content: { q0: "Rebase onto main (Recommended)" } };
+      },
+    });
+    llm.push(
+      { tool_calls: [{ id: "c1", name: "clarify", arguments: { question: "Merge or rebase?", choices: ["Rebase onto main", "Merge commit"] } }] },
+      { text: "Rebasing." },
+    );
+    expect((await prompt(pair, sessionId, "update my branch")).stopReason).toBe("end_turn");
+    expect(offeredTools(0)).toContain("clarify");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ mode: "form", sessionId, toolCallId: "c1", message: "Merge or rebase?" });
+    const field = (asked[0] as { requestedSchema: { properties: Record<string, { oneOf?: Array<{ const: string }> }> } }).requestedSchema.properties.q0!;
+    expect(field.oneOf?.map((option) => option.const)).toEqual(["Rebase onto main (Recommended)", "Merge commit", "__other__"]);
+    expect(toolResult("c1")).toEqual({ question: "Merge or rebase?", choices_offered: ["Rebase onto main", "Merge commit"], user_response: "Rebase onto main" });
+    expect(schemaProblems(pair.frames)).toEqual([]);
+  });
+
+  it("takes typed text for Other, asks batches in one form, and tells the model to use its judgement when dismissed", async () => {
+    let answer: CreateElicitationResponse = { action: "accept", content: { q0: "__other__", q0_other: "Squash it", q1: ["Unit"], q1_other: "Lint" } };
+    const { pair, sessionId } = await session({ clientCapabilities: { elicitation: { form: {} } }, onElicitation: () => answer });
+    llm.push(
+      {
+        tool_calls: [
+          {
+            id: "b1",
+            name: "clarify",
+            arguments: { questions: [{ question: "How to merge?", choices: ["Rebase", "Merge"] }, { id: "checks", question: "Which checks?", choices: ["Unit", "E2E"], multi_select: true }] },
+          },
+        ],
+      },
+      { text: "ok" },
+      { tool_calls: [{ id: "d1", name: "clarify", arguments: { question: "Which port?" } }] },
+      { text: "ok" },
+    );
+    await prompt(pair, sessionId, "ship it");
+    expect(toolResult("b1")).toEqual({
+      responses: [
+        { question: "How to merge?", choices_offered: ["Rebase", "Merge"], user_response: "Squash it" },
+        { id: "checks", question: "Which checks?", choices_offered: ["Unit", "E2E"], user_response: ["Unit", "Lint"] },
+      ],
+    });
+    answer = { action: "decline" };
+    await prompt(pair, sessionId, "and the port?");
+    expect(toolResult("d1")).toMatchObject({ question: "Which port?", user_response: expect.stringMatching(/best judgement/) });
+  });
+
+  it("is not offered to an editor without form elicitation, and /tools says why", async () => {
+    const { pair, sessionId } = await session();
+    llm.push({ text: "hi" });
+    await prompt(pair, sessionId, "hello");
+    expect(offeredTools(0)).not.toContain("clarify");
+    await prompt(pair, sessionId, "/tools");
+    const text = pair.updates.flatMap((n) => (n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text" ? [n.update.content.text] : [])).join("");
+    expect(text).toMatch(/clarify: the editor cannot show questions/);
+  });
+});
