@@ -89,6 +89,34 @@ describe("clarify", () => {
     expect(toolResult("d1")).toMatchObject({ question: "Which port?", user_response: expect.stringMatching(/best judgement/) });
   });
 
+  it("checks the editor's answers against the form: picks outside the choices and values of the wrong type are ignored, long text is cut", async () => {
+    const answers: unknown[] = [
+      // single choice: not one of the choices, then a number, then a huge "Other"
+      { action: "accept", content: { q0: "Drop the production database" } },
+      { action: "accept", content: { q0: 42, injected: "ignored key" } },
+      { action: "accept", content: { q0: "__other__", q0_other: "z".repeat(2_000_000) } },
+      // multiple choice: thousands of picks nobody offered, and a bare string for the list
+      { action: "accept", content: { q0: ["E2E", "E2E", ...Array.from({ length: 5000 }, (_, index) => `rm -rf /${index}`)] } },
+      { action: "accept", content: { q0: "Unit" } },
+    ];
+    const { pair, sessionId } = await session({ clientCapabilities: { elicitation: { form: {} } }, onElicitation: () => answers.shift() as CreateElicitationResponse });
+    const single = { question: "Which suite?", choices: ["Unit", "E2E"] };
+    const multi = { ...single, multi_select: true };
+    const results: unknown[] = [];
+    for (const [index, args] of [single, single, single, multi, multi].entries()) {
+      llm.push({ tool_calls: [{ id: `c${index}`, name: "clarify", arguments: args }] }, { text: "ok" });
+      await prompt(pair, sessionId, "run the tests");
+      results.push(toolResult(`c${index}`));
+    }
+    const responses = results.map((result) => (result as { user_response: unknown }).user_response);
+    expect(responses[0]).toMatch(/without answering/);
+    expect(responses[1]).toMatch(/without answering/);
+    expect(String(responses[2]).length).toBeLessThan(10_100);
+    expect(String(responses[2])).toMatch(/^z+\n\[… cut: the answer was longer than 10000 characters\]$/);
+    expect(responses[3]).toEqual(["E2E"]);
+    expect(responses[4]).toEqual(["Unit"]);
+  });
+
   it("is not offered to an editor without form elicitation, and /tools says why", async () => {
     const { pair, sessionId } = await session();
     llm.push({ text: "hi" });

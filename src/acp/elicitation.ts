@@ -53,15 +53,31 @@ function fields(question: ClarifyQuestion): Array<[string, ElicitationPropertySc
   return [[question.qid, { type: "string", title, oneOf: [...options, { const: OTHER, title: OTHER_LABEL }] }], other];
 }
 
-/** The user's answer to one question: the picked label(s), with free text for "Other"; "" when left empty. */
+/**
+ * The user's answer to one question: the picked label(s), with free text for "Other"; "" when left
+ * empty. The editor's values are checked against the form that was sent: a pick that is not one
+ * of the offered choices (or not text) is ignored, as is anything under a key the form did not have.
+ */
 function answerOf(question: ClarifyQuestion, content: Record<string, unknown>): string | string[] {
   const value = content[question.qid];
-  const typed = typeof content[`${question.qid}_other`] === "string" ? (content[`${question.qid}_other`] as string).trim() : "";
+  const other = content[`${question.qid}_other`];
+  const typed = typeof other === "string" ? other.trim() : "";
+  const choices = question.choices ?? [];
+  if (choices.length === 0) {
+    if (typeof value === "string" && value.trim()) return value;
+    if (typeof value === "number" || typeof value === "boolean") return String(value);
+    return "";
+  }
+  // the "(Recommended)" label is presentation: a pick without it is still that choice
+  const bare = (text: string): string => text.trim().replace(/\s*\(recommended\)\s*$/i, "");
+  const labels = new Set(choices.map(bare));
+  const pick = (item: unknown): string | undefined => {
+    const text = typeof item === "string" ? item : typeof item === "number" || typeof item === "boolean" ? String(item) : undefined;
+    return text !== undefined && labels.has(bare(text)) ? text : undefined;
+  };
   if (question.multiSelect) {
-    const picked = (Array.isArray(value) ? value : []).filter((item): item is string => typeof item === "string" && item !== OTHER);
+    const picked = [...new Set((Array.isArray(value) ? value : [value]).map(pick).filter((item): item is string => item !== undefined))];
     return typed ? [...picked, typed] : picked;
   }
-  if (typeof value === "string" && value !== OTHER && value.trim()) return value;
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return typed;
+  return pick(value) ?? typed;
 }

@@ -189,9 +189,9 @@ export class AgentSession {
     return this.title;
   }
 
-  /** How long an approval request may wait for the user (`approvals.timeout`). */
+  /** How long an approval request may wait for the user (`approvals.timeout`, capped at the longest delay a timer can hold). */
   get approvalTimeoutMs(): number {
-    return this.parts.config.approvals.timeout * 1000;
+    return Math.min(this.parts.config.approvals.timeout * 1000, 2_147_483_647);
   }
 
   /** The session's MCP servers, when it has any. */

@@ -11,7 +11,8 @@
  * like a native child's (see childApprovalPorts): an edit with diffs as an edit approval, anything
  * else as a one-off "outside the sandbox" approval. Its tool calls are progress lines; its last
  * agent message is its summary. A cancel sends `session/cancel` and waits a little for the turn
- * to end; in every case its process group is stopped at the end (SIGTERM, then SIGKILL).
+ * to end; in every case its process group and every process it started (in its group or not) are
+ * stopped at the end (SIGTERM, then SIGKILL).
  */
 import { Readable, Writable } from "node:stream";
 import {
@@ -29,7 +30,7 @@ import { errorMessage } from "../../shared/errors.js";
 import { log } from "../../shared/logger.js";
 import { VERSION } from "../../shared/version.js";
 import type { DelegateChildResult, ToolPorts } from "../../tools/ports.js";
-import { spawnGroup, terminateGroup } from "../../tools/process/process-group.js";
+import { spawnGroup, terminateGroup, terminateTree } from "../../tools/process/process-group.js";
 import { roundSeconds } from "../../tools/delegate/results.js";
 import type { ChildRun } from "./types.js";
 
@@ -75,12 +76,17 @@ export async function runAcpChild(input: AcpChildInput): Promise<DelegateChildRe
     child.once("error", (error) => resolve(`could not start ${agent.command}: ${error.message}`));
     child.once("exit", (code, signal) => resolve(`${agent.name} exited (${signal ?? `code ${code}`})`));
   });
+  let sessionId: string | undefined;
+  // Only the child's own session may ask or report: anything else (before session/new answered,
+  // or naming another session) is refused without asking the user, and ignored.
+  const ours = (id: string): boolean => sessionId !== undefined && id === sessionId;
   const app = client({ name: "hermes-acp" })
-    .onRequest(methods.client.session.requestPermission, ({ params }) => forwardPermission(params, input))
-    .onNotification(methods.client.session.update, ({ params }) => watch.update(params.update));
+    .onRequest(methods.client.session.requestPermission, ({ params }) => (ours(params.sessionId) ? forwardPermission(params, input) : refusedPermission(params, agent.name)))
+    .onNotification(methods.client.session.update, ({ params }) => {
+      if (ours(params.sessionId)) watch.update(params.update);
+    });
   const connection = app.connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
   void exited.then(() => connection.close());
-  let sessionId: string | undefined;
   const onAbort = (): void => {
     if (sessionId) void connection.agent.notify(methods.agent.session.cancel, { sessionId }).catch(() => undefined);
   };
@@ -99,7 +105,9 @@ export async function runAcpChild(input: AcpChildInput): Promise<DelegateChildRe
     run.signal.removeEventListener("abort", onAbort);
     connection.close();
     child.stdin?.end();
-    if (child.pid !== undefined) await terminateGroup(child.pid, TERMINATE_GRACE_MS);
+    // An agent starts its commands in groups of their own: they are stopped with it (looked up
+    // only while its pid is still its own, i.e. before its exit was seen).
+    if (child.pid !== undefined) await (child.exitCode === null && child.signalCode === null ? terminateTree : terminateGroup)(child.pid, TERMINATE_GRACE_MS);
   }
   const summary = watch.summary();
   input.onExchange?.(input.prompt, summary);
@@ -176,6 +184,13 @@ async function forwardPermission(params: RequestPermissionRequest, input: AcpChi
   return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : { outcome: { outcome: "cancelled" } };
 }
 
+/** The answer to a permission request that is not the child's own session's: rejected, never asked. */
+function refusedPermission(params: RequestPermissionRequest, agentName: string): RequestPermissionResponse {
+  log.warn(`ACP child ${agentName} asked permission for session ${params.sessionId}, which is not its own; rejected without asking`);
+  const option = pickOption(params.options, false);
+  return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : { outcome: { outcome: "cancelled" } };
+}
+
 function pickOption(options: readonly PermissionOption[], allowed: boolean): PermissionOption | undefined {
   const kinds = allowed ? ["allow_once"] : ["reject_once", "reject_always"];
   for (const kind of kinds) {
@@ -193,13 +208,25 @@ function commandOf(rawInput: unknown): string | undefined {
   return undefined;
 }
 
-/** What the parent learns from the child's `session/update`s. */
+/** Characters of one agent message kept (the start; a longer one is cut with a note). */
+export const MAX_MESSAGE_CHARS = 100_000;
+/** Agent messages kept (the latest). */
+const MAX_MESSAGES = 50;
+/** Tool calls followed, and files noted as changed; later ones are not tracked. */
+const MAX_TRACKED = 1000;
+/** Characters of a tool call's title kept for progress lines and the trace. */
+const MAX_TITLE_CHARS = 200;
+
+/**
+ * What the parent learns from the child's `session/update`s. Bounded whatever the child sends:
+ * at most `MAX_MESSAGES` messages of `MAX_MESSAGE_CHARS` each, `MAX_TRACKED` calls and files.
+ */
 class AcpWatch {
   readonly trace: Array<{ tool: string; ok: boolean }> = [];
   private readonly calls = new Map<string, { title: string; kind: string; paths: Set<string>; done: boolean }>();
   private readonly changed = new Set<string>();
   /** Agent message text, one segment per message (a tool call starts the next one). */
-  private readonly segments: string[] = [];
+  private readonly segments: Array<{ text: string; cut: boolean }> = [];
   private open = false;
   private messageId: string | undefined;
 
@@ -210,24 +237,32 @@ class AcpWatch {
       case "agent_message_chunk": {
         if (update.content.type !== "text") return;
         const id = update.messageId ?? undefined;
-        if (!this.open || (id !== undefined && id !== this.messageId)) this.segments.push("");
+        if (!this.open || (id !== undefined && id !== this.messageId)) {
+          this.segments.push({ text: "", cut: false });
+          if (this.segments.length > MAX_MESSAGES) this.segments.shift();
+        }
         this.open = true;
         this.messageId = id;
-        this.segments[this.segments.length - 1] += update.content.text;
+        const segment = this.segments[this.segments.length - 1]!;
+        const room = MAX_MESSAGE_CHARS - segment.text.length;
+        if (update.content.text.length > room) segment.cut = true;
+        if (room > 0) segment.text += update.content.text.slice(0, room);
         return;
       }
       case "tool_call": {
         this.open = false;
-        const entry = { title: update.title, kind: update.kind ?? "other", paths: new Set<string>(), done: false };
+        if (this.calls.size >= MAX_TRACKED) return;
+        const title = clip(update.title);
+        const entry = { title, kind: update.kind ?? "other", paths: new Set<string>(), done: false };
         this.calls.set(update.toolCallId, entry);
-        this.onProgress(update.title);
+        this.onProgress(title);
         this.note(entry, update.content, update.status ?? undefined);
         return;
       }
       case "tool_call_update": {
         const entry = this.calls.get(update.toolCallId);
         if (!entry) return;
-        if (update.title) entry.title = update.title;
+        if (update.title) entry.title = clip(update.title);
         if (update.kind) entry.kind = update.kind;
         this.note(entry, update.content ?? undefined, update.status ?? undefined);
         return;
@@ -238,11 +273,11 @@ class AcpWatch {
   }
 
   private note(entry: { title: string; kind: string; paths: Set<string>; done: boolean }, content: ToolCallContent[] | undefined, status: string | undefined): void {
-    for (const item of content ?? []) if (item.type === "diff") entry.paths.add(item.path);
+    for (const item of content ?? []) if (item.type === "diff" && entry.paths.size < MAX_TRACKED) entry.paths.add(item.path);
     if (entry.done || (status !== "completed" && status !== "failed")) return;
     entry.done = true;
     this.trace.push({ tool: entry.title, ok: status === "completed" });
-    if (status === "completed") for (const path of entry.paths) this.changed.add(path);
+    if (status === "completed") for (const path of entry.paths) if (this.changed.size < MAX_TRACKED) this.changed.add(path);
   }
 
   files(): string[] {
@@ -251,8 +286,16 @@ class AcpWatch {
 
   /** The last non-empty agent message, or null. Warnings after the answer (`⚠ …`, as hermes-acp sends them) are skipped. */
   summary(): string | null {
-    const texts = this.segments.map((segment) => segment.trim()).filter(Boolean);
+    const texts = this.segments
+      .map((segment) => ({ text: segment.text.trim(), cut: segment.cut }))
+      .filter((segment) => segment.text)
+      .map((segment) => (segment.cut ? `${segment.text}\n[… cut: the agent's message was longer than ${MAX_MESSAGE_CHARS} characters]` : segment.text));
     const answers = texts.filter((text) => !text.startsWith("⚠"));
     return answers.at(-1) ?? texts.at(-1) ?? null;
   }
+}
+
+function clip(title: string): string {
+  const line = title.replace(/\s+/g, " ").trim();
+  return line.length > MAX_TITLE_CHARS ? `${line.slice(0, MAX_TITLE_CHARS - 1)}…` : line;
 }

@@ -1,9 +1,9 @@
-import { agentCredentialNames } from "../../config/agent-credentials.js";
 import type { UserContentPart } from "../../llm/types.js";
 import { errorMessage } from "../../shared/errors.js";
 import { newId } from "../../shared/ids.js";
 import { log } from "../../shared/logger.js";
 import { roundSeconds } from "../../tools/delegate/results.js";
+import { providerCredentialNames } from "../../tools/terminal/child-env.js";
 import type { DelegateChildResult, DelegatePort, DelegateRunOptions, DelegateTaskSpec, DelegationRecord } from "../../tools/ports.js";
 import type { PermissionAsker } from "../approvals.js";
 import type { AcpAgentSpec } from "./acp-child.js";
@@ -186,13 +186,14 @@ export class SessionDelegation implements DelegatePort {
 /**
  * The agent to start: a configured `acp_agents` entry by name, or a command line (configured when
  * an entry has that command and args). Its environment is the agent's minus the credentials
- * Hermes keeps for itself (its `.env` secrets and providers' key variables), plus the entry's `env`.
+ * Hermes keeps for itself (the well-known provider keys, its `.env` secrets and providers'
+ * `key_env` variables: what commands never see either), plus the entry's `env`.
  */
 function acpAgent(parent: DelegationParent, acp: NonNullable<DelegateTaskSpec["acp"]>): (AcpAgentSpec & { configured: boolean }) | undefined {
   const agents = parent.config.delegation.acp_agents;
   const byCommand = "command" in acp ? Object.entries(agents).find(([, entry]) => entry.command === acp.command && entry.args.join("\0") === acp.args.join("\0")) : undefined;
   const [name, entry] = "agent" in acp ? [acp.agent, agents[acp.agent]] : (byCommand ?? [acp.command, undefined]);
-  const hidden = agentCredentialNames();
+  const hidden = new Set(providerCredentialNames());
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(parent.env).filter(([key]) => !hidden.has(key)));
   if (entry) return { name, command: entry.command, args: entry.args, env: { ...env, ...entry.env }, configured: true };
   if ("agent" in acp) return undefined;

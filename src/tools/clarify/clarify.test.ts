@@ -13,6 +13,16 @@ describe("clarify", () => {
     expect(JSON.parse(result.content)).toEqual({ question: "Which port?", choices_offered: ["3000", "8080"], user_response: TIMEOUT_RESPONSE });
   });
 
+  it("waits for an answer when approvals.timeout is longer than a timer can count", async () => {
+    const config = { ...defaultConfig(), approvals: { ...defaultConfig().approvals, timeout: 10_000_000 } };
+    const askUser = (_request: unknown, signal: AbortSignal) =>
+      new Promise<{ outcome: "answered"; answers: Record<string, string> }>((resolve, reject) =>
+        setTimeout(() => (signal.aborted ? reject(signal.reason) : resolve({ outcome: "answered", answers: { q0: "8080" } })), 20),
+      );
+    const result = await run({ question: "Which port?", choices: ["3000", "8080"] }, toolContext({ config, ports: { askUser } }));
+    expect(JSON.parse(result.content)).toMatchObject({ user_response: "8080" });
+  });
+
   it("stops at once when the turn is cancelled", async () => {
     const controller = new AbortController();
     const ctx = toolContext({ signal: controller.signal, ports: { askUser: (_request, signal) => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason))) } });

@@ -7,6 +7,10 @@ import { defineTool, type ToolContext, type ToolResult } from "../types.js";
 export const MAX_CHOICES = 4;
 export const MAX_QUESTIONS = 5;
 export const RECOMMENDED_LABEL = "(Recommended)";
+/** The longest delay a Node timer takes. */
+const MAX_TIMER_MS = 2_147_483_647;
+/** Characters of one answer the model gets (an editor may send any amount). */
+export const MAX_ANSWER_CHARS = 10_000;
 /** What the model is told when nobody answered in time (Hermes' wording). */
 export const TIMEOUT_RESPONSE = "The user did not provide a response within the time limit. Use your best judgement to make the choice and proceed.";
 const DECLINED_RESPONSE = "The user dismissed the question without answering. Use your best judgement to make the choice and proceed.";
@@ -65,7 +69,8 @@ export const clarifyTool = defineTool({
 });
 
 async function askWithTimeout(ctx: ToolContext, questions: Normalized[]) {
-  const timeout = AbortSignal.timeout(Math.max(1, ctx.config.approvals.timeout) * 1000);
+  // past 2^31-1 ms a timer fires at once (and past 2^32-1 AbortSignal.timeout throws): "very long" means the longest there is
+  const timeout = AbortSignal.timeout(Math.min(Math.max(1, ctx.config.approvals.timeout) * 1000, MAX_TIMER_MS));
   const signal = AbortSignal.any([ctx.signal, timeout]);
   try {
     return await ctx.ports.askUser!({ callId: ctx.callId, questions: questions.map(({ qid, question, choices, multiSelect }) => ({ qid, question, multiSelect, ...(choices ? { choices } : {}) })) }, signal);
@@ -125,11 +130,15 @@ function recommend(choices: string[]): string[] {
   return [`${choices[0]} ${RECOMMENDED_LABEL}`, ...choices.slice(1)];
 }
 
-/** The answer without presentation: the "(Recommended)" label dropped. */
+/** The answer without presentation: the "(Recommended)" label dropped, each text cut at `MAX_ANSWER_CHARS`. */
 function clean(answer: string | string[], entry: Normalized): string | string[] {
-  const strip = (text: string): string => text.trim().replace(/\s*\(recommended\)\s*$/i, "");
+  const strip = (text: string): string => capped(text.trim().replace(/\s*\(recommended\)\s*$/i, ""));
   if (Array.isArray(answer)) return answer.map(strip).filter(Boolean);
   return entry.multiSelect ? [strip(answer)] : strip(answer);
+}
+
+function capped(text: string): string {
+  return text.length > MAX_ANSWER_CHARS ? `${text.slice(0, MAX_ANSWER_CHARS)}\n[… cut: the answer was longer than ${MAX_ANSWER_CHARS} characters]` : text;
 }
 
 function oneLine(text: string): string {

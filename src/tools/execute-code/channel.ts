@@ -6,7 +6,13 @@ import type { InnerCall } from "./details.js";
 import { callSummary } from "./summary.js";
 
 /** Longest request line taken from a script; a longer one is answered with an error and dropped. */
-const MAX_REQUEST_CHARS = 10_000_000;
+export const MAX_REQUEST_CHARS = 10_000_000;
+/** Lines received but not answered yet beyond which the script's fd 3 is no longer read. */
+const MAX_QUEUED_LINES = 64;
+/** Refused requests (tool not allowed, over the limit) kept in the list of calls. */
+export const MAX_LISTED_REFUSALS = 20;
+/** Marks a request line that was too long in the queue. */
+const OVERSIZED = Symbol("oversized");
 
 /** Terminal arguments a script cannot use (Hermes drops `background`; leaving the sandbox is only for direct calls). */
 const TERMINAL_BLOCKED = ["background", "sandbox", "reason"];
@@ -42,34 +48,81 @@ export interface ChannelServer {
  * dedup would answer "unchanged" to content the script never saw), and after a run that read
  * files a direct read_file does too (the model never saw what the script read). Write errors on
  * `responses` (the script is gone) are ignored. Never throws.
+ *
+ * Bounded whatever the script does: a line past `MAX_REQUEST_CHARS` is answered with one error and
+ * skipped to its end; at most `MAX_QUEUED_LINES` lines wait (beyond that `requests` is paused, so
+ * the script's writes block), and no request is answered while the script has not read the
+ * previous answers (`responses` needs draining): a script that writes without reading fd 4
+ * stalls itself, not the agent. Refused requests are listed up to `MAX_LISTED_REFUSALS`.
  */
 export function serveChannel(requests: Readable, responses: Writable, options: ChannelOptions): ChannelServer {
   const calls: InnerCall[] = [];
   let made = 0;
-  let chain = Promise.resolve();
-  let buffered = "";
+  let refusals = 0;
+  let partial = "";
   let dropping = false;
   let readFiles = false;
+  /** Lines received and not answered yet; `OVERSIZED` stands for a line that was too long. */
+  const queue: Array<string | typeof OVERSIZED> = [];
+  let head = 0;
+  const waiting = (): number => queue.length - head;
+  const next = (): string | typeof OVERSIZED | undefined => {
+    const item = queue[head];
+    if (item === undefined) return undefined;
+    head += 1;
+    if (head === queue.length || head > 1024) {
+      queue.splice(0, head);
+      head = 0;
+    }
+    return item;
+  };
+  let pumping: Promise<void> | undefined;
   const allowed = new Set(options.allowed.filter((name) => options.port.names().includes(name)));
   const changed = (): void => options.onChange?.(calls);
+
+  const enqueue = (item: string | typeof OVERSIZED): void => {
+    if (options.stop.aborted) return;
+    queue.push(item);
+    if (waiting() >= MAX_QUEUED_LINES) requests.pause();
+    pumping ??= pump().finally(() => (pumping = undefined));
+  };
 
   responses.on("error", () => {});
   requests.on("error", () => {});
   requests.setEncoding("utf8");
   requests.on("data", (chunk: string) => {
-    buffered += chunk;
-    for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
-      const line = buffered.slice(0, end);
-      buffered = buffered.slice(end + 1);
+    let start = 0;
+    for (let end = chunk.indexOf("\n"); end >= 0; end = chunk.indexOf("\n", start)) {
+      const piece = chunk.slice(start, end);
+      start = end + 1;
       if (dropping) dropping = false;
-      else if (line.trim()) chain = chain.then(() => answer(line));
+      else {
+        const line = partial + piece;
+        if (line.length > MAX_REQUEST_CHARS) enqueue(OVERSIZED);
+        else if (line.trim()) enqueue(line);
+      }
+      partial = "";
     }
-    if (buffered.length > MAX_REQUEST_CHARS) {
-      buffered = "";
+    if (dropping) return;
+    partial += chunk.slice(start);
+    if (partial.length > MAX_REQUEST_CHARS) {
+      partial = "";
       dropping = true;
-      chain = chain.then(() => reply(null, { error: `Request too large (over ${MAX_REQUEST_CHARS} characters); nothing was run.` }));
+      enqueue(OVERSIZED);
     }
   });
+
+  /** Answers the queued lines in order; waits while the script has answers it has not read. */
+  async function pump(): Promise<void> {
+    for (let item = next(); item !== undefined && !options.stop.aborted; item = next()) {
+      if (waiting() < MAX_QUEUED_LINES && requests.isPaused() && !requests.destroyed) requests.resume();
+      if (item === OVERSIZED) reply(null, { error: `Request too large (over ${MAX_REQUEST_CHARS} characters); nothing was run.` });
+      else await answer(item);
+      if (responses.writableNeedDrain && !responses.destroyed) await drained(responses, options.stop);
+    }
+    queue.length = 0;
+    head = 0;
+  }
 
   const reply = (id: unknown, result: unknown): void => {
     if (options.stop.aborted || responses.destroyed) return;
@@ -82,8 +135,11 @@ export function serveChannel(requests: Readable, responses: Writable, options: C
     if ("error" in request) return reply(null, { error: request.error });
     const { id, tool } = request;
     const refuse = (error: string): void => {
-      calls.push({ tool, summary: callSummary(tool, request.args), status: "error" });
-      changed();
+      refusals += 1;
+      if (refusals <= MAX_LISTED_REFUSALS) {
+        calls.push({ tool, summary: callSummary(tool, request.args), status: "error" });
+        changed();
+      }
       reply(id, { error });
     };
     if (!allowed.has(tool)) return refuse(`Tool '${tool}' is not available in execute_code. Available: ${[...allowed].join(", ")}`);
@@ -112,10 +168,26 @@ export function serveChannel(requests: Readable, responses: Writable, options: C
       return made;
     },
     async settled() {
-      await chain;
+      while (pumping) await pumping;
       if (readFiles) resetReadDedup(options.state);
     },
   };
+}
+
+/** Resolves once `stream` has drained, or when `stop` fires. Never rejects. */
+function drained(stream: Writable, stop: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off("drain", done);
+      stream.off("close", done);
+      stop.removeEventListener("abort", done);
+      resolve();
+    };
+    if (stop.aborted) return resolve();
+    stream.on("drain", done);
+    stream.on("close", done);
+    stop.addEventListener("abort", done, { once: true });
+  });
 }
 
 type ParsedRequest = { id: unknown; tool: string; args: Record<string, unknown> } | { error: string };

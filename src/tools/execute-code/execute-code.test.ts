@@ -1,6 +1,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { execFile } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sandboxUsable } from "../../../test/support/sandbox.js";
 import { toolContext } from "../../../test/support/tool-context.js";
@@ -14,6 +17,7 @@ import type { ExecuteCodeDetails, ExecuteCodeProgress } from "./details.js";
 import { createExecuteCodeTool, executeCode } from "./execute-code.js";
 
 const usable = await sandboxUsable();
+const execFileAsync = promisify(execFile);
 
 /** No pattern detector: only the sandbox (or the whole-script approval) stands in the way. */
 const bare = { detect: () => undefined };
@@ -170,6 +174,20 @@ describe.skipIf(!usable)("execute_code in the sandbox", () => {
     expect(existsSync(join(workspace, "made-by-script.txt"))).toBe(true);
   });
 
+  it("holds a command the guard cannot see (base64, getattr) to the sandbox: HERMES_HOME is not touched", async () => {
+    const outside = join(hermesHome, "skills");
+    mkdirSync(outside, { recursive: true });
+    writeFileSync(join(outside, "keep.txt"), "keep");
+    const hidden = Buffer.from(`rm -rf ${outside} ${hermesHome}; echo done`).toString("base64");
+    const code = ["import base64, os", `getattr(os, 'sys' 'tem'[::-1][::-1])(base64.b64decode('${hidden}').decode())`].join("\n");
+    const asked: CommandApprovalRequest[] = [];
+    const result = await executeCode({ code }, ctx({ ports: { innerTools: fakePort(), approveCommand: async (request) => (asked.push(request), false) } }));
+    expect(JSON.parse(result.content)).toMatchObject({ status: "success" });
+    expect(asked).toEqual([]);
+    expect(existsSync(join(outside, "keep.txt"))).toBe(true);
+    expect(existsSync(hermesHome)).toBe(true);
+  });
+
   it("keeps the channel from programs the script starts, and leaves nothing in the agent's temp", async () => {
     const before = readdirSync(agentTempRoot()).filter((name) => name.startsWith("exec-")).length;
     const code = [
@@ -180,6 +198,24 @@ describe.skipIf(!usable)("execute_code in the sandbox", () => {
     const { body } = await run(code, ctx({ ports: { innerTools: fakePort() } }));
     expect(String(body.output).split("\n")).toEqual(["closed", "True"]);
     expect(readdirSync(agentTempRoot()).filter((name) => name.startsWith("exec-")).length).toBe(before);
+  });
+});
+
+describe.skipIf(!usable)("execute_code in an agent that inherited descriptors", () => {
+  it("passes the script no descriptor but its stdio and the channel, even ones the agent's launcher leaked", async () => {
+    const here = dirname(fileURLToPath(import.meta.url));
+    const runner = [
+      `import { executeCode } from ${JSON.stringify(join(here, "execute-code.ts"))};`,
+      `import { toolContext } from ${JSON.stringify(join(here, "../../../test/support/tool-context.ts"))};`,
+      "const code = 'import os\\nprint([fd for fd in range(1024) if os.path.exists(f\"/proc/self/fd/{fd}\")])';",
+      `const result = await executeCode({ code }, toolContext({ cwd: ${JSON.stringify(workspace)} }), () => undefined);`,
+      "process.stdout.write(result.content);",
+    ].join("\n");
+    // bash opens fd 100 without close-on-exec, as a shell or an editor may leave one to the agent
+    const { stdout } = await execFileAsync("bash", ["-c", 'exec 100</dev/null; exec "$@"', "bash", process.execPath, "--import", "tsx", "--input-type=module", "-e", runner], {
+      cwd: join(here, "../../.."),
+    });
+    expect(JSON.parse(stdout)).toMatchObject({ status: "success", output: "[0, 1, 2, 3, 4]" });
   });
 });
 
@@ -197,6 +233,29 @@ describe("execute_code without a sandbox", () => {
     expect(body).toMatchObject({ status: "error", tool_calls_made: 0 });
     expect(String(body.error)).toContain("did not allow this script");
     expect(existsSync(join(workspace, "never.txt"))).toBe(false);
+  });
+
+  it("still asks for the whole script when a command it spells out is allowed already (allowlist or the session)", async () => {
+    const asked: CommandApprovalRequest[] = [];
+    const approveCommand = async (request: CommandApprovalRequest): Promise<boolean> => {
+      asked.push(request);
+      return request.patternKey === "rm_recursive";
+    };
+    mkdirSync(join(workspace, "build"), { recursive: true });
+    // the decoy the user allowed, and what the script really does
+    const code = ["import os", "os.system('rm -rf build')", "open('exfiltrated.txt', 'w').write('anything at all')"].join("\n");
+    for (const context of [
+      ctx({ sandboxOff: true, ports: { approveCommand }, configure: (config) => (config.command_allowlist = ["rm_recursive"]) }),
+      ctx({ sandboxOff: true, ports: { approveCommand } }),
+    ]) {
+      asked.length = 0;
+      const result = await executeCode({ code }, context);
+      expect(asked.map((request) => request.patternKey)).toEqual(context.config.command_allowlist.length ? ["execute_code"] : ["rm_recursive", "execute_code"]);
+      expect(asked.at(-1)?.command).toBe(code);
+      expect(result.isError).toBe(true);
+      expect(existsSync(join(workspace, "exfiltrated.txt"))).toBe(false);
+      expect(existsSync(join(workspace, "build"))).toBe(true);
+    }
   });
 
   it("runs an approved script and says so in the result", async () => {

@@ -14,7 +14,7 @@ import { defineTool, type AnyTool, type ToolContext, type ToolResult } from "../
 import { serveChannel, type ChannelServer } from "./channel.js";
 import { MAX_LISTED_CALLS, type ExecuteCodeDetails, type ExecuteCodeProgress, type InnerCall } from "./details.js";
 import { guardScript } from "./guard-script.js";
-import { hermesToolsModule, scriptTools } from "./hermes-tools-module.js";
+import { hermesToolsModule, LAUNCHER_FILE, scriptLauncher, scriptTools } from "./hermes-tools-module.js";
 import { scriptLimits } from "./limits.js";
 import { scriptReport } from "./result.js";
 import { runScript, type ScriptOutcome } from "./run-script.js";
@@ -68,7 +68,8 @@ const NO_TOOLS: InnerToolsPort = {
  * Runs one script: confinement as for a command (`confine`), then the command guard on the code
  * (and, outside a sandbox, the user's approval of the script as a whole), then python3 in the
  * project folder with the generated `hermes_tools` module in a private folder of the agent's temp
- * (read-only in every sandbox) and the channel on fds 3 and 4. Inner calls go through
+ * (read-only in every sandbox) and the channel on fds 3 and 4 (the launcher closes any other
+ * descriptor the interpreter inherited, see `scriptLauncher`). Inner calls go through
  * `ctx.ports.innerTools` and are reported as progress lines; only stdout (and stderr on failure)
  * reaches the model. Cancellation kills the script's process group and cancels its inner calls.
  * Never throws: refusals, timeouts, cancellation and start failures are results with `isError`;
@@ -101,8 +102,9 @@ export async function executeCode(args: ExecuteCodeArgs, ctx: ToolContext<Execut
   try {
     const script = join(dir, "script.py");
     writeFileSync(join(dir, "hermes_tools.py"), hermesToolsModule(tools));
+    writeFileSync(join(dir, LAUNCHER_FILE), scriptLauncher());
     writeFileSync(script, code);
-    const spec: ExecSpec = { file: "python3", args: ["-B", script], cwd: ctx.cwd };
+    const spec: ExecSpec = { file: "python3", args: ["-B", join(dir, LAUNCHER_FILE), script], cwd: ctx.cwd };
     const gitBefore = sandboxed && confinement.plan.mode === "workspace-write" ? snapshotGit(ctx.cwd) : undefined;
     outcome = await runScript({
       spec: sandboxed ? confinement.wrap(spec) : spec,

@@ -17,7 +17,9 @@ export const SCRIPT_DESCRIPTION =
  * refused, a dangerous one asks. Outside a sandbox the script as a whole must be approved too
  * (Hermes asks once per script where a user can answer): `command_allowlist` naming
  * `execute_code`, or the user through `ports.approveCommand` (fail closed; a cancel while asking
- * refuses). A script the guard already had approved is not asked twice. Never throws.
+ * refuses). An approval of the commands it spells out (asked, allowlisted or allowed for the
+ * session) covers those commands only, never the rest of an unconfined script, so it does not
+ * stand in for this one. Never throws.
  */
 export async function guardScript(code: string, ctx: ToolContext, options: { sandboxed: boolean; detect?: DangerDetector }): Promise<GuardVerdict> {
   const detect = options.detect ?? detectDangerousCommand;
@@ -30,7 +32,7 @@ export async function guardScript(code: string, ctx: ToolContext, options: { san
   });
   const checked = flagged.length ? flagged.join("\n") : code;
   const verdict = await guardCommand(checked, ctx, options.detect, ctx.cwd, { sandboxed: options.sandboxed });
-  if (verdict.action === "refuse" || options.sandboxed || verdict.approval) return verdict;
+  if (verdict.action === "refuse" || options.sandboxed) return verdict;
   const approval = { patternKey: SCRIPT_PATTERN_KEY, description: SCRIPT_DESCRIPTION };
   if (commandAllowlist(ctx.config).includes(SCRIPT_PATTERN_KEY)) return { action: "run", approval: { ...approval, via: "allowlist" } };
   const asked = askPort(ctx.ports.approveCommand, { callId: ctx.callId, command: code, ...approval });

@@ -138,3 +138,54 @@ export function hermesToolsModule(tools: readonly ScriptToolName[]): string {
   const names = [...tools, "json_parse", "shell_quote", "retry"];
   return `${HEADER}${tools.map(stub).join("")}\n\n__all__ = [${names.map((name) => `"${name}"`).join(", ")}]\n`;
 }
+
+/** The launcher's file name, beside the module and the script in the run's private folder. */
+export const LAUNCHER_FILE = "hermes_launch.py";
+
+/**
+ * The launcher python3 runs (`python3 -B hermes_launch.py script.py`): it closes every file
+ * descriptor the interpreter inherited beyond 0-4 (the agent's own process may hold descriptors
+ * its launcher leaked without close-on-exec: an editor's sockets, a shell's pipes; bwrap and
+ * Seatbelt pass them on), then runs the script as `__main__` with its own `__file__` and argv.
+ * Its folder is the script's, so `sys.path[0]` is what it would be for the script.
+ */
+export function scriptLauncher(): string {
+  return `"""Runs an execute_code script with no inherited file descriptor but 0-4 (generated)."""
+import os as _os
+import sys as _sys
+
+
+def _close_inherited():
+    for folder in ("/proc/self/fd", "/dev/fd"):
+        try:
+            names = _os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            if name.isdigit() and int(name) > ${RESPONSE_FD}:
+                try:
+                    _os.close(int(name))
+                except OSError:
+                    pass
+        return
+    _os.closerange(${RESPONSE_FD + 1}, 65536)
+
+
+def _run(path):
+    import __main__
+    import sys
+
+    scope = __main__.__dict__
+    for key in [key for key in scope if key not in ("__name__", "__builtins__")]:
+        del scope[key]
+    scope.update({"__file__": path, "__doc__": None, "__spec__": None, "__package__": None})
+    sys.argv = [path]
+    with open(path, "rb") as source:
+        code = compile(source.read(), path, "exec")
+    exec(code, scope)
+
+
+_close_inherited()
+_run(_sys.argv[1])
+`;
+}

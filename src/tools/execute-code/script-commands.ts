@@ -14,21 +14,53 @@ type Token = { kind: "string"; value: string } | { kind: "char"; value: string }
 
 /**
  * Candidate commands in `code`: every string literal (escapes decoded simply; f-string fields kept
- * as written), and every bracketed list or tuple of string literals joined with spaces (an argv).
+ * as written), literals Python joins (adjacent ones, `'a' 'b'`) or the script joins with `+`
+ * as one string (and each part), and every bracketed list or tuple of string literals joined
+ * with spaces (an argv).
  * In source order, without duplicates, at most `MAX_LITERALS`. Pure; never throws.
  */
 export function scriptCommands(code: string): string[] {
-  const tokens = tokenize(code);
+  const { tokens, parts } = joinLiterals(tokenize(code));
   const found: string[] = [];
   for (let i = 0; i < tokens.length && found.length < MAX_LITERALS; i++) {
     const token = tokens[i]!;
-    if (token.kind === "string") found.push(token.value);
+    if (token.kind === "string") found.push(token.value, ...(parts.get(token) ?? []));
     else if (token.value === "[" || token.value === "(") {
       const argv = argvAt(tokens, i + 1, token.value === "[" ? "]" : ")");
       if (argv && argv.length > 1) found.push(argv.join(" "));
     }
   }
   return [...new Set(found.map((text) => text.trim()).filter((text) => text && text.length <= MAX_LITERAL_CHARS))];
+}
+
+/**
+ * The tokens with each run of string literals that are adjacent or joined by `+` folded into one
+ * string token (what Python makes of `'rm' ' -rf /'` and of `'rm' + ' -rf /'`); `parts` gives a
+ * folded token's literals.
+ */
+function joinLiterals(tokens: readonly Token[]): { tokens: Token[]; parts: Map<Token, string[]> } {
+  const out: Token[] = [];
+  const parts = new Map<Token, string[]>();
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (token.kind !== "string") {
+      out.push(token);
+      continue;
+    }
+    const run = [token.value];
+    for (;;) {
+      const next = tokens[i + 1];
+      const plus = next?.kind === "char" && next.value === "+" ? tokens[i + 2] : undefined;
+      if (next?.kind === "string") i += 1;
+      else if (plus?.kind === "string") i += 2;
+      else break;
+      run.push((tokens[i] as Extract<Token, { kind: "string" }>).value);
+    }
+    const joined: Token = { kind: "string", value: run.join("") };
+    out.push(joined);
+    if (run.length > 1) parts.set(joined, run);
+  }
+  return { tokens: out, parts };
 }
 
 /** The strings of `'a', 'b', …` followed by `close`, starting at `start`; undefined when anything else is in between. */

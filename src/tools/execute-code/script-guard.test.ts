@@ -27,6 +27,7 @@ describe("scriptCommands", () => {
       "ls -la",
       "ls",
       "-la",
+      "C:\\temp{x}.txt",
       "C:\\temp",
       "{x}.txt",
       "multi\nline",
@@ -53,6 +54,18 @@ describe("guardScript", () => {
     expect(denied).toMatchObject({ action: "refuse", reason: "denied" });
     expect(asked).toHaveLength(1);
     expect(asked[0]?.command).toBe("git push --force origin main");
+  });
+
+  it("sees literals Python joins (adjacent ones) and ones joined with +, as the script would run them", async () => {
+    for (const spelling of ["'rm' ' -rf /'", "'rm -rf ' + '/'", "('rm -r'\n    'f /')"]) {
+      const verdict = await guardScript(`import os\nos.system(${spelling})\n`, toolContext(), { sandboxed: true });
+      expect(verdict, spelling).toMatchObject({ action: "refuse", reason: "hardline" });
+    }
+    const asked: CommandApprovalRequest[] = [];
+    const ctx = toolContext({ ports: { approveCommand: async (request) => (asked.push(request), false) } });
+    const denied = await guardScript("import os\nos.system('git push ' + '--force origin main')\n", ctx, { sandboxed: true });
+    expect(denied).toMatchObject({ action: "refuse", reason: "denied" });
+    expect(asked.map((request) => request.command)).toEqual(["git push --force origin main"]);
   });
 
   it("lets a harmless sandboxed script run without asking", async () => {

@@ -148,6 +148,95 @@ export async function terminateGroup(pgid: number, graceMs = TERMINATE_GRACE_MS)
   return gone;
 }
 
+interface ProcessEntry {
+  pid: number;
+  ppid: number;
+  /** Start time in clock ticks since boot: tells a process from a later one with the same pid. */
+  start: string;
+}
+
+/** Every live process from /proc (zombies left out); empty where /proc is unavailable. */
+function processTable(): ProcessEntry[] {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const table: ProcessEntry[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (fields[0] === "Z" || fields[0] === "X") continue;
+      table.push({ pid: Number(entry), ppid: Number(fields[1]), start: fields[19] ?? "" });
+    } catch {
+      // it ended while we looked
+    }
+  }
+  return table;
+}
+
+/**
+ * Adds to `known` (pid → start time) the live descendants of the processes in it, from one look
+ * at /proc. A pid counts only while it is the process that was seen (same start time), so a pid
+ * reused by an unrelated process never brings its children in.
+ */
+function addDescendants(known: Map<number, string>): void {
+  const table = processTable();
+  const seen = new Set(table.filter((entry) => known.get(entry.pid) === entry.start).map((entry) => entry.pid));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const entry of table) {
+      if (!seen.has(entry.pid) && seen.has(entry.ppid)) {
+        seen.add(entry.pid);
+        known.set(entry.pid, entry.start);
+        grew = true;
+      }
+    }
+  }
+}
+
+/** The processes of `known` that are still the same processes (not a reused pid). */
+function stillRunning(known: ReadonlyMap<number, string>): number[] {
+  const live = new Map(processTable().map((entry) => [entry.pid, entry.start]));
+  return [...known].filter(([pid, start]) => live.get(pid) === start).map(([pid]) => pid);
+}
+
+function signalEach(pids: readonly number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
+ * `terminateGroup` for a running program that may start processes outside its group (in
+ * sessions or groups of their own, as an agent does for its commands): its descendants are
+ * looked up in /proc first (and again during the grace period, while their parents still hold
+ * them) and get the same SIGTERM, then SIGKILL. Call it only while `pid` has not been reaped (its
+ * `exit` not seen), so the pid is still the program's. A process that left the tree before it
+ * was seen (re-parented to init) is not found. Without /proc this is `terminateGroup`. Never throws.
+ */
+export async function terminateTree(pid: number, graceMs = TERMINATE_GRACE_MS): Promise<boolean> {
+  const root = processTable().find((entry) => entry.pid === pid);
+  const tree = new Map<number, string>(root ? [[pid, root.start]] : []);
+  const descendants = (): number[] => {
+    addDescendants(tree);
+    return stillRunning(tree).filter((member) => member !== pid);
+  };
+  signalEach(descendants(), "SIGTERM");
+  const gone = terminateGroup(pid, graceMs);
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && descendants().length > 0) await delay(POLL_MS);
+  signalEach(descendants(), "SIGKILL");
+  return gone;
+}
+
 /**
  * SIGKILLs every process group this module started that may still be running: foreground
  * commands, background processes of every session. Synchronous, so it is safe in an `exit`
