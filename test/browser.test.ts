@@ -307,3 +307,139 @@ describe.skipIf(!usable)("the browser through the runtime and the scripted model
     expect(browserChildren()).toEqual([]);
   });
 });
+
+describe.skipIf(!usable)("hostile pages against the policy proxy and element refs", () => {
+  let site: PageServer;
+  let refused: import("node:http").Server;
+  let refusedHost = "";
+  const refusedHits: string[] = [];
+  let ctx: ToolContext;
+  let home: TempHome;
+  const forcedLoopback = process.env.PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK;
+  const wedge = { go: false, stuck: false };
+
+  beforeAll(async () => {
+    // A host the policy refuses (a blocked domain) that is reachable on this machine: any request that slips past the proxy arrives here.
+    const { createServer } = await import("node:http");
+    refused = createServer((req, res) => {
+      refusedHits.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { "content-type": "text/html", "access-control-allow-origin": "*" }).end("<title>Refused host</title>REFUSED-HOST-CONTENT");
+    });
+    refused.on("connection", () => refusedHits.push("connection"));
+    await new Promise<void>((resolve) => refused.listen(0, "127.0.0.2", resolve));
+    refusedHost = `127.0.0.2:${(refused.address() as import("node:net").AddressInfo).port}`;
+    const R = `http://${refusedHost}`;
+    site = await startPageServer({
+      "/hostile": `<!doctype html><title>Hostile</title>
+        <link rel="stylesheet" href="${R}/style.css"><link rel="prefetch" href="${R}/prefetch"><link rel="preconnect" href="${R}">
+        <style>@import url("${R}/import.css"); body { background: url("${R}/bg.png") }</style>
+        <video src="${R}/video.mp4"></video>
+        <form id="f" action="${R}/form" method="post" target="_blank"><input name="a" value="b"></form>
+        <script>
+          const settle = (make) => new Promise((done) => { try { make(done); } catch { done(); } setTimeout(done, 20000); });
+          const probes = [
+            settle((done) => fetch("${R}/fetch").then(done, done)),
+            settle((done) => fetch("${R}/no-cors", { mode: "no-cors" }).then(done, done)),
+            settle((done) => { const x = new XMLHttpRequest(); x.onloadend = done; x.open("GET", "${R}/xhr"); x.send(); }),
+            settle((done) => { const img = new Image(); img.onload = img.onerror = done; img.src = "${R}/img.png"; }),
+            settle((done) => { const s = document.createElement("script"); s.onload = s.onerror = done; s.src = "${R}/script.js"; document.head.append(s); }),
+            settle((done) => { const f = document.createElement("iframe"); f.onload = done; f.src = "${R}/frame"; document.body.append(f); }),
+            settle((done) => { const ws = new WebSocket("ws://${refusedHost}/ws"); ws.onerror = ws.onclose = ws.onopen = done; }),
+            settle((done) => { const es = new EventSource("${R}/events"); es.onerror = () => { es.close(); done(); }; es.onopen = done; }),
+          ];
+          navigator.sendBeacon("${R}/beacon", "x");
+          if (navigator.serviceWorker) navigator.serviceWorker.register("/sw.js").catch(() => {});
+          Promise.all(probes).then(() => console.log("probes done"));
+        </script><p>hostile page</p>`,
+      "/sw.js": (_req: unknown, res: import("node:http").ServerResponse) => {
+        res.writeHead(200, { "content-type": "text/javascript" }).end(`fetch("${R}/from-worker");`);
+      },
+      "/popups": `<!doctype html><title>Popups</title><script>window.open("${R}/popup");</script>
+        <form id="f" action="${R}/form" method="post" target="_blank"><input name="a" value="b"></form>
+        <script>document.getElementById("f").submit(); setTimeout(() => { location.href = "${R}/self-navigation"; }, 50);</script>`,
+      // Navigates itself away as soon as a snapshot has numbered its elements.
+      "/moves-on": `<!doctype html><title>A</title><button onclick="document.title = 'good clicked'">Good</button>
+        <script>new MutationObserver(() => { if (document.querySelector("[data-hermes-ref]")) location.href = "/forged"; }).observe(document.documentElement, { attributes: true, subtree: true });</script>`,
+      "/tab-bomb": `<!doctype html><title>Tabs</title><script>for (let i = 0; i < 40; i++) window.open("/forged?" + i);</script>`,
+      // Keeps its main thread blocked (a synchronous request that is never answered) once told to.
+      "/wedges": `<!doctype html><title>Wedges</title><p>about to hang</p><script>
+        const poll = () => fetch("/go").then((r) => r.text()).then((go) => {
+          if (go !== "1") return setTimeout(poll, 50);
+          const x = new XMLHttpRequest(); x.open("GET", "/never", false); x.send();
+        });
+        poll();</script>`,
+      "/go": (_req: unknown, res: import("node:http").ServerResponse) => {
+        res.writeHead(200, { "content-type": "text/plain", "cache-control": "no-store" }).end(wedge.go ? "1" : "0");
+      },
+      "/never": () => {
+        wedge.stuck = true;
+      },
+      // Ships its own ref attributes, hoping a ref from the previous page's snapshot lands on its button.
+      "/forged": `<!doctype html><title>B</title><button data-hermes-ref="e1" onclick="document.title = 'forged clicked'">Delete everything</button>`,
+    });
+    process.env.PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK = "1";
+    home = createTempHome({ baseUrl: "http://127.0.0.1:9/v1" });
+    const config = defaultConfig();
+    ctx = toolContext({ hermesHome: home.home, state: new ToolSessionState(), config: { ...config, web: { ...config.web, blocked_domains: ["127.0.0.2"] } } });
+  });
+
+  afterAll(async () => {
+    if (forcedLoopback === undefined) delete process.env.PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK;
+    else process.env.PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK = forcedLoopback;
+    await ctx?.state.dispose();
+    await site?.close();
+    refused?.closeAllConnections();
+    await new Promise<void>((resolve) => (refused ? refused.close(() => resolve()) : resolve()));
+    home?.cleanup();
+  });
+
+  it("lets no subresource, fetch, socket, stream, beacon or worker reach a refused host, whatever Playwright's environment says", async () => {
+    expect(json(await browserNavigateTool.execute({ url: `${site.url}/hostile` }, ctx))).toMatchObject({ success: true, title: "Hostile" });
+    await expect.poll(async () => JSON.stringify(json(await browserConsoleTool.execute({}, ctx)).console_messages), { timeout: POLL }).toContain("probes done");
+    expect(refusedHits).toEqual([]);
+    const blocked = (json(await browserConsoleTool.execute({}, ctx)).blocked_requests as Array<{ url: string }>).map((request) => request.url);
+    expect(blocked).toEqual(expect.arrayContaining([`http://${refusedHost}/fetch`, `http://${refusedHost}/img.png`, `http://${refusedHost}/frame`]));
+  });
+
+  it("lets no pop-up, form post or self-navigation reach it either", async () => {
+    await browserConsoleTool.execute({ clear: true }, ctx);
+    await browserNavigateTool.execute({ url: `${site.url}/popups` }, ctx);
+    await expect
+      .poll(async () => (json(await browserConsoleTool.execute({}, ctx)).blocked_requests as Array<{ url: string }> | undefined)?.map((request) => request.url) ?? [], { timeout: POLL })
+      .toEqual(expect.arrayContaining([`http://${refusedHost}/popup`, `http://${refusedHost}/form`, `http://${refusedHost}/self-navigation`]));
+    expect(refusedHits).toEqual([]);
+  });
+
+  it("does not let a ref from the last snapshot click an element of the page that replaced it", async () => {
+    const opened = json(await browserNavigateTool.execute({ url: `${site.url}/moves-on` }, ctx));
+    expect(opened.snapshot).toContain('- button "Good" [ref=e1]');
+    await expect.poll(async () => json(await browserConsoleTool.execute({ expression: "document.readyState === 'complete' && document.title" }, ctx)).result, { timeout: POLL }).toBe("B");
+    const clicked = json(await browserClickTool.execute({ ref: "@e1" }, ctx));
+    expect(clicked).toMatchObject({ success: false, error: expect.stringContaining("call browser_snapshot") });
+    expect(json(await browserConsoleTool.execute({ expression: "document.title" }, ctx)).result).toBe("B");
+    // A fresh snapshot of the new page numbers it, and its refs work.
+    const snapshot = json(await browserSnapshotTool.execute({}, ctx)).snapshot;
+    expect(json(await browserClickTool.execute({ ref: refOf(snapshot, "button", "Delete everything") }, ctx))).toMatchObject({ success: true });
+    expect(json(await browserConsoleTool.execute({ expression: "document.title" }, ctx)).result).toBe("forged clicked");
+  });
+
+  it("sums up a pop-up loop in a short note instead of naming every tab", async () => {
+    const notes = [String(json(await browserNavigateTool.execute({ url: `${site.url}/tab-bomb` }, ctx)).note ?? "")];
+    await expect
+      .poll(async () => {
+        notes.push(String(json(await browserSnapshotTool.execute({}, ctx)).note ?? ""));
+        return site.requests.filter((path) => path.startsWith("/forged?")).length === 40 && notes.join(" ").includes("more tabs were opened");
+      }, { timeout: POLL })
+      .toBe(true);
+    for (const note of notes) expect(note.length).toBeLessThan(1_000);
+  });
+
+  it("fails an action on a page that stopped responding, closes that page, and carries on", async () => {
+    const fast = toolContext({ ...ctx, config: { ...ctx.config, browser: { ...ctx.config.browser, command_timeout: 5 } } });
+    expect(json(await browserNavigateTool.execute({ url: `${site.url}/wedges` }, fast))).toMatchObject({ success: true, title: "Wedges" });
+    wedge.go = true;
+    await expect.poll(() => wedge.stuck, { timeout: POLL }).toBe(true);
+    expect(json(await browserSnapshotTool.execute({}, fast))).toMatchObject({ success: false, error: expect.stringContaining("stopped responding") });
+    expect(json(await browserNavigateTool.execute({ url: `${site.url}/forged` }, fast))).toMatchObject({ success: true, title: "B" });
+  });
+});

@@ -27,6 +27,8 @@ export interface ConsoleEntry {
 
 /** Most console messages, page errors and blocked requests kept (the oldest go first). */
 const MAX_ENTRIES = 500;
+/** Tabs named in one result's note; a page opening more is summed up (a pop-up loop must not flood the model's context). */
+const MAX_POPUP_NOTES = 3;
 /** Longest console message or error kept. */
 const MAX_ENTRY_TEXT = 2_000;
 /** How long a URL-policy verdict for a host is reused by the proxy. */
@@ -36,6 +38,7 @@ const CLOSE_WAIT_MS = 10_000;
 
 export const NO_PAGE_MESSAGE = "No page is open: call browser_navigate first.";
 const CRASH_NOTE = "The browser had stopped (it crashed or was closed) and was started again: earlier pages, cookies and element refs are gone.";
+const STUCK_NOTE = "The browser was restarted after a page stopped responding: earlier pages, cookies and element refs are gone.";
 const DIED_MESSAGE = "The browser stopped while running this action (it crashed or was killed); the next browser call starts a new one.";
 
 interface Live {
@@ -71,6 +74,8 @@ export class BrowserSession implements DisposableState, ResettableBrowser {
   private disposed = false;
   private used = false;
   private pending: string[] = [];
+  /** Tabs pages opened since the notes were last taken (only the first few are named). */
+  private popups = 0;
   private page: Page | undefined;
   private policy: BrowserUrlPolicy | undefined;
   private readonly verdicts = new Map<string, { at: number; result: BrowserVetResult }>();
@@ -89,9 +94,12 @@ export class BrowserSession implements DisposableState, ResettableBrowser {
   /**
    * Runs `action` on the session's page once every earlier action has finished, starting the
    * browser first when needed. Rejects with BrowserUsageError for what the model can fix (no page
-   * yet, no browser installed, the browser died mid-action), Playwright's error for a failed
-   * action, or an AbortError as soon as `ctx.signal` fires (the action itself is left to finish
-   * or time out; the next one waits for it).
+   * yet, no browser installed, the browser died mid-action, the page stopped responding),
+   * Playwright's error for a failed action, or an AbortError as soon as `ctx.signal` fires (the
+   * action itself is left to finish or time out; the next one waits for it). Every action is
+   * bounded (`actionDeadlineMs`): Playwright's own timeouts do not cover scripts run in the page,
+   * which never return while the page's main thread is kept busy, so past the deadline the browser
+   * is restarted and the action fails.
    */
   run<T>(ctx: ToolContext, action: (scope: ActionScope) => Promise<T>, options: RunOptions = {}): Promise<T> {
     throwIfAborted(ctx.signal);
@@ -120,8 +128,10 @@ export class BrowserSession implements DisposableState, ResettableBrowser {
 
   /** Notes that came up while the last action ran (a tab it opened), for its result; each is given once. */
   takeNotes(): string | undefined {
+    if (this.popups > MAX_POPUP_NOTES) this.pending.push(`(${this.popups - MAX_POPUP_NOTES} more tabs were opened; browser tools act on the newest.)`);
     const note = this.pending.length ? this.pending.join(" ") : undefined;
     this.pending = [];
+    this.popups = 0;
     return note;
   }
 
@@ -137,7 +147,7 @@ export class BrowserSession implements DisposableState, ResettableBrowser {
         const live = await this.ensureLive(settings);
         try {
           const page = await this.currentPage(live);
-          return await action({ page, settings, note: this.takeNotes() });
+          return await this.bounded(live, action({ page, settings, note: this.takeNotes() }), actionDeadlineMs(settings, options));
         } catch (error) {
           const died = !live.closing && (!live.browser.isConnected() || isBrowserClosedError(error));
           if (!died) throw error;
@@ -149,6 +159,29 @@ export class BrowserSession implements DisposableState, ResettableBrowser {
       this.active--;
       this.scheduleIdle(settings.idleCloseMs);
     }
+  }
+
+  /**
+   * `work`, or — when it has not settled within `ms` — a BrowserUsageError after the browser is
+   * dropped (and closed in the background), so the next action starts a fresh one instead of
+   * waiting behind a page that never answers. The whole browser goes, not just the page: pages
+   * of one site share a renderer, which a page that keeps its main thread busy holds for all.
+   */
+  private async bounded<T>(live: Live, work: Promise<T>, ms: number): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<"expired">((resolve) => {
+      timer = setTimeout(() => resolve("expired"), ms);
+    });
+    try {
+      const outcome = await Promise.race([work.then((value) => ({ value })), expired]);
+      if (outcome !== "expired") return outcome.value;
+    } finally {
+      clearTimeout(timer);
+    }
+    work.catch(() => undefined);
+    this.forget(live, STUCK_NOTE);
+    void this.close(live);
+    throw new BrowserUsageError(`The page stopped responding (its scripts kept it busy for more than ${Math.round(ms / 1000)} s), so the browser was closed; the next browser call starts a fresh one: navigate again.`);
   }
 
   private async ensureLive(settings: BrowserSettings): Promise<Live> {
@@ -225,7 +258,7 @@ export class BrowserSession implements DisposableState, ResettableBrowser {
         if (this.page === page) this.page = undefined;
       });
     }
-    if (popup && this.page) this.pending.push(`The page opened a new tab (${page.url() || "about:blank"}); browser tools now act on it.`);
+    if (popup && this.page && ++this.popups <= MAX_POPUP_NOTES) this.pending.push(`The page opened a new tab (${clip(page.url() || "about:blank")}); browser tools now act on it.`);
     this.page = page;
   }
 
@@ -292,6 +325,7 @@ export class BrowserSession implements DisposableState, ResettableBrowser {
     this.live = undefined;
     this.page = undefined;
     this.pending = [];
+    this.popups = 0;
     if (live) await this.close(live);
   }
 
@@ -307,6 +341,15 @@ export class BrowserSession implements DisposableState, ResettableBrowser {
     clearTimeout(timer);
     await live.proxy.close();
   }
+}
+
+/**
+ * How long one action may take in all: generous multiples of the configured timeouts (a
+ * navigation may wait for load twice, then snapshot; other tools make a few bounded calls), so
+ * it only ends actions that Playwright's own timeouts cannot.
+ */
+function actionDeadlineMs(settings: BrowserSettings, options: RunOptions): number {
+  return options.restartable ? 2 * (settings.navigationTimeoutMs + settings.actionTimeoutMs) : 3 * settings.actionTimeoutMs;
 }
 
 /** The session's browser (created, not started, on first use). */

@@ -4,6 +4,7 @@ import { defineTool, type ToolResult } from "../types.js";
 import { failure, oneLine, pageText, runBrowserTool, type BrowserOutcome } from "./common.js";
 import type { BrowserClickDetails, BrowserPressDetails, BrowserScrollDetails, BrowserTypeDetails } from "./details.js";
 import { badRefMessage, parseRef, refSelector, staleRefMessage } from "./refs.js";
+import { refsAreCurrent } from "./snapshot.js";
 
 /** Hermes scrolls ~500 px, about half a viewport. */
 const SCROLL_PIXELS = 500;
@@ -25,8 +26,9 @@ export type BrowserScrollArgs = z.infer<typeof scrollParams>;
 const pressParams = z.object({ key: z.string().trim().min(1) });
 export type BrowserPressArgs = z.infer<typeof pressParams>;
 
-/** The element holding ref `id`, or undefined when the page has none (any more). */
+/** The element holding ref `id`, or undefined when the page has none (any more) or is not the document the refs were given for. */
 async function element(page: Page, id: string): Promise<Locator | undefined> {
+  if (!(await refsAreCurrent(page))) return undefined;
   const target = page.locator(refSelector(id)).first();
   return (await target.count()) > 0 ? target : undefined;
 }

@@ -30,7 +30,9 @@ export interface LaunchOptions {
 /**
  * Chromium switches on top of Playwright's own: no GPU, no background traffic of its own (update
  * checks, sync, safe browsing pings), nothing that would bypass the proxy (QUIC, WebRTC UDP, DNS
- * prefetching), small /dev/shm tolerated.
+ * prefetching, Chromium's implicit bypass of loopback and link-local hosts — forced here, not left
+ * to Playwright, which skips it when `PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK` is set),
+ * small /dev/shm tolerated.
  */
 export function chromiumArgs(): string[] {
   return [
@@ -47,6 +49,7 @@ export function chromiumArgs(): string[] {
     "--dns-prefetch-disable",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--proxy-bypass-list=<-loopback>",
   ];
 }
 

@@ -55,6 +55,8 @@ describe("vetBrowserUrl", () => {
       ok: false,
       kind: "blocked_domain",
     });
+    expect(await vetBrowserUrl("http://admin.localhost:8080/", policy({ blockedDomains: ["admin.localhost"] }), dns)).toMatchObject({ ok: false, kind: "blocked_domain" });
+    expect(await vetBrowserUrl("http://x.admin.localhost./", policy({ blockedDomains: ["admin.localhost"] }), dns)).toMatchObject({ ok: false, kind: "blocked_domain" });
     expect(await vetBrowserUrl("https://nowhere.invalid/", policy(), dns)).toMatchObject({ ok: false, kind: "dns" });
     expect(await vetBrowserUrl("not a url", policy(), dns)).toMatchObject({ ok: false, kind: "invalid" });
   });

@@ -9,7 +9,7 @@
 import { BlockList } from "node:net";
 import { redactRegisteredSecrets, redactSecrets } from "../../config/redact.js";
 import { embeddedIpv4 } from "../web/address-class.js";
-import { classifyAddress, systemResolver, vetUrl, type Resolver, type UrlPolicy, type VetResult } from "../web/url-policy.js";
+import { blockedDomainRule, classifyAddress, systemResolver, vetUrl, type Resolver, type UrlPolicy, type VetResult } from "../web/url-policy.js";
 
 export interface BrowserUrlPolicy {
   /** The web policy; `allowPrivate` already includes `browser.allow_private_urls`. */
@@ -63,9 +63,11 @@ export async function vetBrowserUrl(raw: string | URL, policy: BrowserUrlPolicy,
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return { ok: false, kind: "scheme", reason: `Blocked: only http and https URLs can be opened in the browser, not ${url.protocol.replace(/:$/, "") || "this scheme"}` };
   }
-  const hostname = url.hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  const hostname = url.hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.+$/, "");
   const mayLoopback = policy.allowLocalhost || policy.web.allowPrivate;
   if (hostname !== "localhost" && isLocalhostName(hostname)) {
+    const rule = blockedDomainRule(hostname, policy.web);
+    if (rule) return { ok: false, kind: "blocked_domain", rule, reason: `Blocked by website policy: '${hostname}' matched rule '${rule}' (web.blocked_domains)` };
     if (!mayLoopback) return { ok: false, kind: "private", reason: `Blocked: ${hostname} is this machine (loopback); ${LOOPBACK_OFF}` };
     return { ok: true, url, hostname, addresses: [{ address: "127.0.0.1", family: 4 }] };
   }

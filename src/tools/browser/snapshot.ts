@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
+import type { JSHandle, Page } from "playwright-core";
 import { SNAPSHOT_MAX_ELEMENTS, SNAPSHOT_SCRIPT } from "./page-scripts.js";
 import { formatSnapshot, SNAPSHOT_CHAR_LIMIT, truncateSnapshot } from "./snapshot-format.js";
 import { pageText } from "./common.js";
@@ -43,8 +43,39 @@ export async function takeSnapshot(page: Page, full: boolean, hermesHome: string
   return { text: cut.text, elementCount, truncated: true, ...(storedPath ? { storedPath } : {}) };
 }
 
-function walk(page: Page): Promise<unknown> {
-  return page.evaluate(`(${SNAPSHOT_SCRIPT})(${JSON.stringify({ maxElements: SNAPSHOT_MAX_ELEMENTS })})`);
+/**
+ * The document each page's latest snapshot numbered. Refs are DOM attributes a page can set
+ * itself, so they count only while that document is still the page's: after a navigation (the
+ * page's own included) the handle's context is gone, and a page that prepared `data-hermes-ref`
+ * attributes of its own cannot have its elements clicked for refs it never showed.
+ */
+const snapshotDocuments = new WeakMap<Page, JSHandle>();
+
+/** True when the page's document is the one its latest snapshot numbered (refs may be used). Never throws. */
+export async function refsAreCurrent(page: Page): Promise<boolean> {
+  const document = snapshotDocuments.get(page);
+  if (!document) return false;
+  try {
+    return (await document.evaluate((numbered: unknown) => numbered === (globalThis as { document?: unknown }).document)) === true;
+  } catch {
+    return false;
+  }
+}
+
+async function walk(page: Page): Promise<unknown> {
+  // The document first: if the page navigates mid-walk, the refs are stale rather than pointing into the new page.
+  const document = await page.evaluateHandle("document");
+  let result: unknown;
+  try {
+    result = await page.evaluate(`(${SNAPSHOT_SCRIPT})(${JSON.stringify({ maxElements: SNAPSHOT_MAX_ELEMENTS })})`);
+  } catch (error) {
+    await document.dispose().catch(() => undefined);
+    throw error;
+  }
+  const previous = snapshotDocuments.get(page);
+  snapshotDocuments.set(page, document);
+  if (previous) await previous.dispose().catch(() => undefined);
+  return result;
 }
 
 /** Saves a whole snapshot for `read_file` paging; the name is its content hash, so repeats share a file. */

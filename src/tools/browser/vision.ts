@@ -10,8 +10,7 @@ import { browserSession, failure, oneLine, pageText, success } from "./common.js
 import { BrowserUsageError, firstLine } from "./errors.js";
 import type { BrowserVisionDetails } from "./details.js";
 import { ANNOTATE_SCRIPT, ANNOTATION_CLEAR_SCRIPT } from "./page-scripts.js";
-import { REF_ATTRIBUTE } from "./refs.js";
-import { takeSnapshot } from "./snapshot.js";
+import { refsAreCurrent, takeSnapshot } from "./snapshot.js";
 
 /** Tallest full-page screenshot taken, in CSS pixels (the rest of a very long page is left out). */
 const MAX_SHOT_HEIGHT = 10_000;
@@ -41,7 +40,7 @@ interface Capture {
 async function capture({ page, settings, note }: ActionScope, args: BrowserVisionArgs, ctx: ToolContext): Promise<Capture> {
   let annotations: unknown[] | undefined;
   if (args.annotate) {
-    if ((await page.locator(`[${REF_ATTRIBUTE}]`).count()) === 0) await takeSnapshot(page, false, ctx.hermesHome);
+    if (!(await refsAreCurrent(page))) await takeSnapshot(page, false, ctx.hermesHome);
     const labels: unknown = await page.evaluate(`(${ANNOTATE_SCRIPT})()`);
     annotations = Array.isArray(labels) ? labels : [];
   }

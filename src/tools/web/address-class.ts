@@ -11,8 +11,9 @@ import { BlockList, isIP } from "node:net";
  * - `public`: anything else.
  * - `invalid`: not an IP address at all (treated as refused by callers).
  *
- * An address that embeds an IPv4 address — IPv4-mapped (`::ffff:a.b.c.d`), NAT64 (64:ff9b::/96)
- * or 6to4 (2002::/16) — is classified by the IPv4 address it reaches. Zone ids (`%eth0`) and
+ * An address that embeds an IPv4 address — IPv4-mapped (`::ffff:a.b.c.d`), IPv4-translated
+ * (`::ffff:0:a.b.c.d`), IPv4-compatible (`::a.b.c.d`), NAT64 (64:ff9b::/96, 64:ff9b:1::/48) or
+ * 6to4 (2002::/16) — is classified by the IPv4 address it reaches. Zone ids (`%eth0`) and
  * brackets are ignored. Never throws.
  */
 export type AddressClass = "metadata" | "private" | "public" | "invalid";
@@ -76,11 +77,21 @@ export function classifyAddress(raw: string): AddressClass {
   if (family === 0) return "invalid";
   if (family === 4) return classifyV4(address);
   const embedded = embeddedIpv4(address);
-  if (embedded) return classifyV4(embedded);
+  if (embedded) {
+    const reached = classifyV4(embedded);
+    // IPv4-compatible and IPv4-translated forms are never a public route of their own.
+    return reached === "public" && private6Only(address) ? "private" : reached;
+  }
   const { metadata6, private6 } = blockLists();
   if (metadata6.check(address, "ipv6")) return "metadata";
   if (private6.check(address, "ipv6")) return "private";
   return "public";
+}
+
+/** `::a.b.c.d` or `::ffff:0:a.b.c.d`: deprecated or translator-only forms, not a public address. */
+function private6Only(address: string): boolean {
+  const groups = ipv6Groups(address);
+  return !!groups && groups.slice(0, 4).every((group) => group === 0) && (groups[4] === 0 ? groups[5] === 0 : groups[4] === 0xffff && groups[5] === 0);
 }
 
 function classifyV4(address: string): AddressClass {
@@ -90,14 +101,22 @@ function classifyV4(address: string): AddressClass {
   return "public";
 }
 
-/** The IPv4 address an IPv6 address reaches: IPv4-mapped, NAT64 (64:ff9b::/96) or 6to4 (2002::/16). */
+/**
+ * The IPv4 address an IPv6 address reaches: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-translated
+ * (SIIT, `::ffff:0:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, not `::` or `::1`), NAT64 (the
+ * well-known 64:ff9b::/96 and the local-use 64:ff9b:1::/48, IPv4 in the last 32 bits) or 6to4
+ * (2002::/16).
+ */
 export function embeddedIpv4(address: string): string | undefined {
   const groups = ipv6Groups(address);
   if (!groups) return undefined;
   const v4 = (high: number, low: number): string => [high >> 8, high & 0xff, low >> 8, low & 0xff].join(".");
   const zeros = (from: number, to: number): boolean => groups.slice(from, to).every((group) => group === 0);
   if (zeros(0, 5) && groups[5] === 0xffff) return v4(groups[6]!, groups[7]!);
+  if (zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0) return v4(groups[6]!, groups[7]!);
+  if (zeros(0, 6) && groups[6] !== 0) return v4(groups[6]!, groups[7]!);
   if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return v4(groups[6]!, groups[7]!);
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups[2] === 1) return v4(groups[6]!, groups[7]!);
   if (groups[0] === 0x2002) return v4(groups[1]!, groups[2]!);
   return undefined;
 }

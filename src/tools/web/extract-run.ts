@@ -131,9 +131,10 @@ async function direct(urls: string[], policy: UrlPolicy, signal: AbortSignal): P
         const resource = await safeFetch(url, { policy, signal });
         if (resource.status >= 400) return { url: resource.url, title: "", error: `HTTP ${resource.status} from ${resource.url}` };
         try {
-          const page = await resourceText(resource);
+          const page = await resourceText(resource, signal);
           return { url: resource.url, title: page.title, text: page.content };
         } catch (error) {
+          if (isAbortError(error) || signal.aborted) throw error;
           return { url: resource.url, title: "", error: `Could not read the page: ${errorMessage(error)}` };
         }
       } catch (error) {

@@ -5,26 +5,15 @@
  * is converted with the usual boilerplate elements removed instead. Links and images are made
  * absolute against the page's URL; inline `data:` images are dropped (Hermes' base64 cleaning).
  *
- * The three libraries load on first call (`loadPackage`), never at start-up. Pure apart from
- * that; throws only for bugs in the libraries (callers turn that into a page error).
+ * The conversion runs on a worker thread (`html-convert-worker.ts`), one per page, under a time
+ * and memory limit: the page is hostile input, and the libraries' time on some pages grows much
+ * faster than their size (entity-heavy text, thousands of `<br>`), which on this thread would
+ * hold every session's event loop for minutes. The libraries are never loaded at start-up.
  */
-import { loadPackage } from "./load-package.js";
-
-/** The few DOM members this module uses (linkedom's, typed here: the project has no DOM lib). */
-interface DomElement {
-  readonly tagName: string;
-  textContent: string | null;
-  querySelectorAll(selector: string): Iterable<DomElement>;
-  getAttribute(name: string): string | null;
-  setAttribute(name: string, value: string): void;
-  remove(): void;
-  closest(selector: string): DomElement | null;
-}
-interface DomDocument {
-  title: string;
-  body: DomElement | null;
-  querySelectorAll(selector: string): Iterable<DomElement>;
-}
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+import { abortError } from "../../shared/abort.js";
+import { HTML_CONVERT_WORKER } from "./html-convert-worker.js";
 
 export interface MarkdownPage {
   title: string;
@@ -33,107 +22,93 @@ export interface MarkdownPage {
   article: boolean;
 }
 
-/** Never content. */
-const NON_CONTENT = "script,style,noscript,template,iframe,svg,canvas,form,button,[aria-hidden=true]";
-/** Site furniture: removed unless inside an `article` or `main` (where it may belong to the text). */
-const FURNITURE = "nav,header,footer,aside,[role=navigation],[role=banner],[role=contentinfo],[role=complementary],[role=search]";
-
-type Modules = {
-  parseHTML: (html: string) => { document: unknown };
-  Readability: new (document: never, options?: { charThreshold?: number }) => { parse(): { title?: string | null; content?: string | null } | null };
-  Turndown: typeof import("turndown");
-};
-let modules: Modules | undefined;
-
-/** The libraries, loaded once. Async so callers need not change if loading ever becomes asynchronous. */
-async function load(): Promise<Modules> {
-  modules ??= {
-    parseHTML: loadPackage<{ parseHTML: Modules["parseHTML"] }>("linkedom").parseHTML,
-    Readability: loadPackage<{ Readability: Modules["Readability"] }>("@mozilla/readability").Readability,
-    Turndown: loadPackage<Modules["Turndown"]>("turndown"),
-  };
-  return modules;
+export interface ConvertOptions {
+  /** Cancels the conversion (rejects with an AbortError). */
+  signal?: AbortSignal;
+  /** Longest a conversion may take; DEFAULT_CONVERT_TIMEOUT_MS by default. */
+  timeoutMs?: number;
 }
 
-/** Loads the libraries without converting anything (for measuring first use). */
+/** Longest one page's conversion may take. */
+export const DEFAULT_CONVERT_TIMEOUT_MS = 30_000;
+/** Heap of the converting worker, in MB (a 10 MB page's DOM fits several times over). */
+const WORKER_HEAP_MB = 1024;
+
+type ModulePaths = { linkedom: string; readability: string; turndown: string };
+let modulePaths: ModulePaths | undefined;
+/** Settles when the conversion running now is done (see `htmlToMarkdown`). */
+let turn: Promise<void> = Promise.resolve();
+
+/** The libraries' resolved paths, from the running file (as `loadPackage` resolves them). Throws when one is missing. */
+function libraries(): ModulePaths {
+  if (!modulePaths) {
+    const require = createRequire(import.meta.url);
+    modulePaths = { linkedom: require.resolve("linkedom"), readability: require.resolve("@mozilla/readability"), turndown: require.resolve("turndown") };
+  }
+  return modulePaths;
+}
+
+/** Finds the libraries without converting anything (for measuring first use). */
 export async function preloadHtmlLibraries(): Promise<void> {
-  await load();
+  libraries();
 }
 
-export async function htmlToMarkdown(html: string, pageUrl: string): Promise<MarkdownPage> {
-  const { parseHTML, Readability, Turndown } = await load();
-  const parse = (source: string): DomDocument => parseHTML(wrapDocument(source)).document as DomDocument;
-  const document = parse(html);
-  const pageTitle = collapse(document.title ?? "");
-  absolutize(document, pageUrl);
-  stripFurniture(document, false);
-  const turndown = markdownConverter(Turndown);
-  const article = new Readability(document as never).parse();
-  if (article?.content && collapse(stripTags(article.content)).length > 0) {
-    const content = parse(`<body>${article.content}</body>`);
-    const body = content.body;
-    return { title: collapse(article.title ?? "") || pageTitle, markdown: tidy(body ? turndown.turndown(body as never) : ""), article: true };
-  }
-  const whole = parse(html);
-  absolutize(whole, pageUrl);
-  stripFurniture(whole, true);
-  return { title: pageTitle, markdown: tidy(whole.body ? turndown.turndown(whole.body as never) : ""), article: false };
-}
-
-function markdownConverter(Turndown: Modules["Turndown"]): InstanceType<Modules["Turndown"]> {
-  const turndown = new Turndown({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-", emDelimiter: "_" });
-  turndown.remove(["script", "style", "noscript", "template", "iframe", "form", "button"]);
-  // List items as `- item` / `1. item` (turndown's default pads the marker to four columns).
-  turndown.addRule("compactListItem", {
-    filter: "li",
-    replacement: (content, node) => {
-      const item = node as unknown as DomElement & { parentNode: (DomElement & { children: ArrayLike<unknown> }) | null; nextSibling: unknown };
-      const parent = item.parentNode;
-      let prefix = "- ";
-      if (parent?.tagName === "OL") {
-        const start = Number(parent.getAttribute("start") ?? "1") || 1;
-        prefix = `${start + Array.prototype.indexOf.call(parent.children, item)}. `;
-      }
-      const body = content.replace(/^\n+/, "").replace(/\n+$/, "\n").replace(/\n/gm, `\n${" ".repeat(prefix.length)}`);
-      return prefix + body + (item.nextSibling && !/\n$/.test(body) ? "\n" : "");
-    },
-  });
-  turndown.addRule("dropInlineImages", {
-    filter: (node) => node.nodeName === "IMG" && /^\s*data:/i.test(String((node as unknown as DomElement).getAttribute("src") ?? "")),
-    replacement: () => "",
-  });
-  return turndown;
-}
-
-/** Removes scripts and the like, and site furniture outside the main text (`everywhere`: inside it too). */
-function stripFurniture(document: DomDocument, everywhere: boolean): void {
-  for (const element of [...document.querySelectorAll(NON_CONTENT)]) element.remove();
-  for (const element of [...document.querySelectorAll(FURNITURE)]) {
-    if (everywhere || !element.closest("article,main,[role=main]")) element.remove();
+/**
+ * `html` (from `pageUrl`) as markdown. Rejects with an Error saying why when the libraries fail
+ * on the page, it takes longer than `timeoutMs` or needs more memory than the worker has; with an
+ * AbortError when `signal` fires. Never blocks the event loop on the page; conversions run one
+ * at a time (the time limit counts from a conversion's start).
+ */
+export async function htmlToMarkdown(html: string, pageUrl: string, options: ConvertOptions = {}): Promise<MarkdownPage> {
+  const { signal } = options;
+  if (signal?.aborted) throw abortError();
+  const modules = libraries();
+  // One conversion at a time, as on this thread before: five pages may arrive together, and each DOM can take hundreds of MB.
+  const previous = turn;
+  let release = (): void => undefined;
+  turn = new Promise<void>((resolve) => (release = resolve));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => reject(abortError());
+      signal?.addEventListener("abort", onAbort, { once: true });
+      void previous.then(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      });
+    });
+    return await convert(html, pageUrl, modules, options);
+  } finally {
+    // A caller cancelled while waiting hands its turn on only once the one before it is done.
+    void previous.then(release);
   }
 }
 
-/** A full document around `html`, so the parser always gives a head and a body. */
-function wrapDocument(html: string): string {
-  return /<html[\s>]/i.test(html) ? html : `<!doctype html><html><head></head><body>${html}</body></html>`;
-}
-
-/** `href` / `src` made absolute; `javascript:` links dropped. */
-function absolutize(document: DomDocument, pageUrl: string): void {
-  for (const [selector, attribute] of [["a[href]", "href"], ["img[src]", "src"]] as const) {
-    for (const element of document.querySelectorAll(selector)) {
-      const value = element.getAttribute(attribute)?.trim() ?? "";
-      if (/^javascript:/i.test(value)) {
-        element.setAttribute(attribute, "#");
-        continue;
-      }
-      if (/^data:/i.test(value)) continue;
-      try {
-        element.setAttribute(attribute, new URL(value, pageUrl).href);
-      } catch {
-        // leave it as written
-      }
-    }
+async function convert(html: string, pageUrl: string, modules: ModulePaths, options: ConvertOptions): Promise<MarkdownPage> {
+  const { signal } = options;
+  if (signal?.aborted) throw abortError();
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CONVERT_TIMEOUT_MS;
+  const worker = new Worker(HTML_CONVERT_WORKER, { eval: true, workerData: { html, pageUrl, modules }, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    const page = await new Promise<{ title: string; markdown: string; article: boolean }>((resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`the page took longer than ${Math.round(timeoutMs / 1000)} s to convert`)), timeoutMs);
+      onAbort = () => reject(abortError());
+      signal?.addEventListener("abort", onAbort, { once: true });
+      worker.once("message", (answer: { ok: true; page: MarkdownPage } | { ok: false; message: string }) => {
+        if (answer.ok) resolve(answer.page);
+        else reject(new Error(answer.message));
+      });
+      worker.once("error", (error: Error & { code?: string }) => {
+        reject(new Error(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? "the page needs too much memory to convert" : error.message.split("\n")[0]));
+      });
+      worker.once("exit", (code) => reject(new Error(`the converter stopped (exit code ${code})`)));
+    });
+    return { title: String(page.title), markdown: tidy(String(page.markdown)), article: page.article === true };
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+    void worker.terminate();
   }
 }
 
@@ -142,21 +117,19 @@ function absolutize(document: DomDocument, pageUrl: string): void {
  * large and say nothing to the model). For pages from backends too.
  */
 export function stripBase64Images(text: string): string {
-  return text.replace(/\(data:image\/[^;)]+;base64,[A-Za-z0-9+/=]+\)/g, "([BASE64_IMAGE_REMOVED])").replace(/data:image\/[^;\s]+;base64,[A-Za-z0-9+/=]+/g, "[BASE64_IMAGE_REMOVED]");
+  // The media subtype is bounded: an open-ended one made a page of `data:image/` repeated take quadratic time.
+  return text
+    .replace(/\(data:image\/[\w.+-]{1,100};base64,[A-Za-z0-9+/=]+\)/g, "([BASE64_IMAGE_REMOVED])")
+    .replace(/data:image\/[\w.+-]{1,100};base64,[A-Za-z0-9+/=]+/g, "[BASE64_IMAGE_REMOVED]");
 }
 
 /** Markdown with runs of blank lines collapsed, trailing spaces and leftover base64 images removed. */
 export function tidy(markdown: string): string {
-  return stripBase64Images(markdown)
-    .replace(/[ \t]+$/gm, "")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
-}
-
-function stripTags(html: string): string {
-  return html.replace(/<[^>]*>/g, " ");
-}
-
-function collapse(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  return (
+    stripBase64Images(markdown)
+      // Anchored after a non-blank: `/[ \t]+$/` alone retries at every blank of a long run (quadratic).
+      .replace(/(?<![ \t])[ \t]+$/gm, "")
+      .replace(/\n{3,}/g, "\n\n")
+      .trim()
+  );
 }

@@ -48,6 +48,36 @@ describe("htmlToMarkdown", () => {
     expect(page.markdown.length).toBeGreaterThan(50_000);
     expect(page.markdown).toContain("Section 120 of the survey");
   });
+
+  it("converts pages built to stall a converter (runs of <br>, blanks in <pre>, spaces between tags, data:image/ repeated)", async () => {
+    const hostile = [
+      `<p>top${"<br>".repeat(50_000)}after the breaks</p>`,
+      `<pre>${" ".repeat(300_000)}after the blanks</pre>`,
+      `<p>${"&nbsp;<i></i>".repeat(20_000)}after the spaces</p>`,
+      `<ul><li><pre>${"\n".repeat(200_000)}in the list</pre></li></ul>`,
+      `<p>${"(data:image/".repeat(30_000)}</p>`,
+    ].join("");
+    const page = await htmlToMarkdown(`<html><head><title>Stall</title></head><body>${hostile}</body></html>`, "https://hostile.example/");
+    for (const text of ["top", "after the breaks", "after the blanks", "after the spaces", "in the list"]) expect(page.markdown).toContain(text);
+    expect(page.markdown).not.toMatch(/\s{200}/);
+  });
+
+  it("converts off the event loop: timers run while a heavy page is converted", async () => {
+    const heavy = `<html><body><p>${"&nbsp;".repeat(40_000)}word</p>${"<p>filler text here</p>".repeat(2_000)}</body></html>`;
+    const converting = htmlToMarkdown(heavy, "https://heavy.example/");
+    const timer = new Promise<string>((resolve) => setTimeout(() => resolve("timer"), 0));
+    expect(await Promise.race([converting.then(() => "page"), timer])).toBe("timer");
+    expect((await converting).markdown).toContain("filler text here");
+  });
+
+  it("gives up on a page past its time limit, and stops when cancelled", async () => {
+    const heavy = `<html><body>${"<p>&nbsp;&nbsp;filler</p>".repeat(20_000)}</body></html>`;
+    await expect(htmlToMarkdown(heavy, "https://heavy.example/", { timeoutMs: 50 })).rejects.toThrow(/took longer than/);
+    const controller = new AbortController();
+    const converting = htmlToMarkdown(heavy, "https://heavy.example/", { signal: controller.signal });
+    controller.abort();
+    await expect(converting).rejects.toMatchObject({ name: "AbortError" });
+  });
 });
 
 describe("pdfToText", () => {

@@ -13,8 +13,8 @@ export interface PageText {
   kind: "html" | "pdf" | "text";
 }
 
-/** Rejects with an Error whose message says why the resource cannot be read as text. */
-export async function resourceText(resource: FetchedResource): Promise<PageText> {
+/** Rejects with an Error whose message says why the resource cannot be read as text; with an AbortError when `signal` fires. */
+export async function resourceText(resource: FetchedResource, signal?: AbortSignal): Promise<PageText> {
   const type = resource.mediaType;
   if (type === "application/pdf" || looksLikePdf(resource.body)) {
     const pdf = await pdfToText(resource.body);
@@ -22,7 +22,7 @@ export async function resourceText(resource: FetchedResource): Promise<PageText>
   }
   const html = type === "text/html" || type === "application/xhtml+xml" || (!type && /^\s*(<!doctype html|<html)/i.test(decode(resource.body.subarray(0, 512), "utf-8")));
   if (html) {
-    const page = await htmlToMarkdown(decode(resource.body, resource.charset ?? sniffHtmlCharset(resource.body)), resource.url);
+    const page = await htmlToMarkdown(decode(resource.body, resource.charset ?? sniffHtmlCharset(resource.body)), resource.url, signal ? { signal } : {});
     return { title: page.title, content: page.markdown, kind: "html" };
   }
   if (isTextual(type) || (!type && !hasBinaryBytes(resource.body))) {

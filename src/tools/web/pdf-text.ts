@@ -43,7 +43,7 @@ export async function pdfToText(body: Uint8Array): Promise<PdfText> {
   }
   try {
     const { totalPages, text } = await extractText(pdf, { mergePages: false });
-    const pages = (Array.isArray(text) ? text : [text]).map((page) => page.replace(/[ \t]+\n/g, "\n").trim());
+    const pages = (Array.isArray(text) ? text : [text]).map((page) => page.replace(/(?<![ \t])[ \t]+\n/g, "\n").trim());
     let title = "";
     try {
       const meta = await getMeta(pdf);

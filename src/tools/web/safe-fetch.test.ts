@@ -10,6 +10,8 @@ let web: FakeWeb;
 let odd: Server;
 let oddUrl: string;
 const hosts: string[] = [];
+let redirectClosedNow: () => void = () => undefined;
+const redirectClosed = new Promise<void>((resolve) => (redirectClosedNow = resolve));
 beforeAll(async () => {
   web = await startFakeWeb();
   // Answers that the fake web does not: compressed bodies, redirect loops, oversized bodies, the Host header seen.
@@ -21,6 +23,14 @@ beforeAll(async () => {
     } else if (req.url?.startsWith("/loop")) {
       res.writeHead(302, { location: `/loop${Number(req.url.slice(5) || 0) + 1}` });
       res.end();
+    } else if (req.url === "/redirect-endless") {
+      // A redirect whose body never ends: following it must not keep downloading it.
+      res.writeHead(302, { location: "/who" });
+      const pump = setInterval(() => res.write("x".repeat(64 * 1024)), 5);
+      res.on("close", () => {
+        clearInterval(pump);
+        redirectClosedNow();
+      });
     } else if (req.url === "/big") {
       res.writeHead(200, { "content-type": "text/plain" });
       res.end("x".repeat(2048));
@@ -77,6 +87,13 @@ describe("safeFetch", () => {
     expect(followed.url).toBe(web.siteUrl("notes.txt"));
     const error = await refusal(safeFetch(`${oddUrl}/loop0`, { policy: local, signal }));
     expect(error).toMatchObject({ kind: "failed", message: "Too many redirects (more than 5)" });
+  });
+
+  it("drops a redirect's body with its connection instead of downloading it to the end", async () => {
+    const page = await safeFetch(`${oddUrl}/redirect-endless`, { policy: local, signal, timeoutMs: 600_000 });
+    expect(page.body.toString()).toMatch(/^hello from /);
+    // Before the fix the endless body kept streaming until the (here 10-minute) timeout.
+    await redirectClosed;
   });
 
   it("connects to the vetted address whatever the name resolves to later (no DNS rebinding)", async () => {

@@ -80,7 +80,8 @@ export async function safeFetch(raw: string, options: SafeFetchOptions): Promise
       const response = await requestOnce(vetted.url, vetted.hostname, vetted.addresses, options, signal);
       const location = response.headers.location;
       if (REDIRECT_STATUSES.has(response.statusCode ?? 0) && location) {
-        response.resume();
+        // A redirect's body is never read: dropped with its connection, however long it would run.
+        response.destroy();
         if (hop >= maxRedirects) throw new WebFetchError("failed", `Too many redirects (more than ${maxRedirects})`, current);
         current = new URL(location, vetted.url).href;
         continue;

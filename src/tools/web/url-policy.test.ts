@@ -45,6 +45,14 @@ describe("classifyAddress", () => {
     ["93.184.216.34", "public"],
     ["2606:4700:4700::1111", "public"],
     ["::ffff:8.8.8.8", "public"],
+    // Every other IPv6 spelling that carries an IPv4 address is judged by that address.
+    ["::ffff:0:a9fe:a9fe", "metadata"],
+    ["::ffff:0:169.254.169.254", "metadata"],
+    ["::169.254.169.254", "metadata"],
+    ["64:ff9b:1::a9fe:a9fe", "metadata"],
+    ["64:ff9b:1::8.8.8.8", "public"],
+    ["::ffff:0:8.8.8.8", "private"],
+    ["::8.8.8.8", "private"],
     ["not-an-ip", "invalid"],
   ])("%s is %s", (address, expected) => {
     expect(classifyAddress(address)).toBe(expected);
@@ -92,6 +100,35 @@ describe("vetUrl", () => {
     expect(await vetUrl("https://evil.example/x", policy, neverResolve)).toMatchObject({ ok: false, kind: "blocked_domain", rule: "evil.example" });
     expect(await vetUrl("https://WWW.Evil.Example./x", policy, neverResolve)).toMatchObject({ ok: false, kind: "blocked_domain" });
     expect(await vetUrl("https://notevil.example/x", policy, table({ "notevil.example": ["93.184.216.34"] }))).toMatchObject({ ok: true });
+  });
+
+  it("refuses metadata addresses in every IPv6 spelling even when private URLs are allowed", async () => {
+    for (const url of ["http://[::ffff:0:a9fe:a9fe]/", "http://[::a9fe:a9fe]/", "http://[64:ff9b:1::a9fe:a9fe]/", "http://[0:0:0:0:0:ffff:a9fe:a9fe]/", "http://[2002:a9fe:a9fe::]/"]) {
+      expect(await vetUrl(url, permissive, table({})), url).toMatchObject({ ok: false, kind: "metadata" });
+    }
+  });
+
+  it("refuses a blocked domain however the rule or the URL spells it (IDN, port, case, trailing dots, IPv4 notation)", async () => {
+    const config = configSchema.parse({ web: { blocked_domains: ["bücher.example", "Intranet.Example:8443", "127.1", "[::1]", "例え.テスト"] } });
+    const policy = urlPolicyFromConfig(config);
+    const neverResolve: Resolver = async () => {
+      throw new Error("must not resolve a blocked host");
+    };
+    for (const url of [
+      "https://bücher.example/",
+      "https://xn--bcher-kva.example/",
+      "https://shop.BÜCHER.example/",
+      "https://intranet.example/",
+      "https://a.intranet.example:8443/",
+      "https://intranet.example.../",
+      "http://127.0.0.1/",
+      "http://2130706433/",
+      "http://[::1]/",
+      "http://例え.テスト/",
+      "http://xn--r8jz45g.xn--zckzah/",
+    ]) {
+      expect(await vetUrl(url, { ...policy, allowPrivate: true }, neverResolve), url).toMatchObject({ ok: false, kind: "blocked_domain" });
+    }
   });
 });
 

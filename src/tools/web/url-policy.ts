@@ -12,6 +12,7 @@
  *   addresses returned (`VettedUrl.addresses`), so DNS cannot change between check and connect.
  * Failures close: a name that does not resolve, an unparseable URL or address is refused.
  */
+import { isIP } from "node:net";
 import { z } from "zod";
 import type { HermesConfig } from "../../config/schema.js";
 import { classifyAddress } from "./address-class.js";
@@ -82,15 +83,33 @@ export function normalizeRule(rule: string): string | undefined {
       return undefined;
     }
   }
-  value = value.split("/", 1)[0]!.replace(/^\*\./, "").replace(/\.$/, "").replace(/^www\./, "");
+  value = value.split("/", 1)[0]!.replace(/^\*\./, "");
   if (value.includes("@")) return undefined;
-  return value || undefined;
+  return canonicalHost(value)?.replace(/^www\./, "") || undefined;
 }
 
 /** The blocked-domain rule `hostname` matches (itself or a parent domain), if any. */
 export function blockedDomainRule(hostname: string, policy: UrlPolicy): string | undefined {
-  const host = normalizeHost(hostname);
+  const host = canonicalHost(hostname) ?? normalizeHost(hostname);
   return policy.blockedDomains.find((rule) => host === rule || host.endsWith(`.${rule}`));
+}
+
+/**
+ * A host as URLs spell it, so rules and hosts compare alike: the WHATWG host parser's form
+ * (lower case, IDN as punycode, full-width dots and percent-escapes decoded, IPv4 in any
+ * notation as a dotted quad, a port dropped), without brackets or trailing dots. Undefined when
+ * it is not a host at all.
+ */
+function canonicalHost(value: string): string | undefined {
+  const text = value.trim();
+  if (!text) return undefined;
+  const inner = /^\[([^\]]*)\](?::\d*)?$/.exec(text)?.[1] ?? text;
+  const spelled = isIP(inner) === 6 ? `[${inner}]` : text;
+  try {
+    return normalizeHost(new URL(`http://${spelled}/`).hostname) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The system resolver (`dns.lookup`, all addresses, in the order the system gives them). */
@@ -162,9 +181,9 @@ export function addressRefusal(hostname: string, address: string, policy: UrlPol
   }
 }
 
-/** Lower case, brackets and a trailing dot removed. */
+/** Lower case, brackets and trailing dots removed. */
 function normalizeHost(hostname: string): string {
-  return hostname.trim().toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  return hostname.trim().toLowerCase().replace(/^\[|\]$/g, "").replace(/\.+$/, "");
 }
 
 function truthy(value: unknown): boolean {

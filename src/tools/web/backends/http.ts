@@ -68,7 +68,8 @@ export async function requestJson(label: string, url: string, request: BackendRe
       headers: { accept: "application/json", ...(request.body === undefined ? {} : { "content-type": "application/json" }), ...request.headers },
       ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
       signal: AbortSignal.any([signal, timeout]),
-      redirect: "follow",
+      // Never followed: the API key header would go along to wherever the redirect points.
+      redirect: "manual",
     });
     text = await readText(response);
   } catch (error) {
@@ -78,6 +79,10 @@ export async function requestJson(label: string, url: string, request: BackendRe
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     throw new BackendError(`Could not reach ${label} at ${new URL(url).origin}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
   }
+  if (response.status >= 300 && response.status < 400) {
+    const location = response.headers.get("location");
+    throw new BackendError(`${label} redirected${location ? ` to ${safeOrigin(location, url)}` : ""}; redirects are not followed (the API key would go along) — set its URL to the final address`, response.status);
+  }
   if (!response.ok) {
     const detail = text.replace(/\s+/g, " ").trim().slice(0, 300);
     throw new BackendError(`${label} returned HTTP ${response.status}${detail ? `: ${detail}` : ""}`, response.status);
@@ -86,6 +91,14 @@ export async function requestJson(label: string, url: string, request: BackendRe
     return JSON.parse(text) as unknown;
   } catch {
     throw new BackendError(`${label} answered something that is not JSON (${response.headers.get("content-type") ?? "no content type"})`, response.status);
+  }
+}
+
+function safeOrigin(location: string, base: string): string {
+  try {
+    return new URL(location, base).origin;
+  } catch {
+    return "an invalid address";
   }
 }
 
