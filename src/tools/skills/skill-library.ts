@@ -5,10 +5,11 @@
  * (`skills.disabled`, `skills.platform_disabled.acp`). Reads the files when asked and keeps what
  * it read for the life of the object (one tool call, or one system prompt). Never throws.
  */
-import { closeSync, openSync, readSync, realpathSync, statSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import type { HermesConfig } from "../../config/schema.js";
 import { matchesEnvironment, matchesPlatform, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, parseSkillMarkdown, type Frontmatter } from "./frontmatter.js";
+import { isDir, isFile, realOrResolved } from "./skill-paths.js";
 import { skillRoots, type SkillRoots } from "./skill-roots.js";
 import { isSupportPath, skillIndexFiles, walkSkillTree } from "./skill-walk.js";
 
@@ -116,7 +117,7 @@ export class SkillLibrary {
     if (tiers.length === 0) return { ok: false, error: "Skills directory does not exist yet. It will be created on first install.", extra: {} };
     const candidates = new Map<string, { dir: string | null; file: string; tier: SkillTier; root: string }>();
     const add = (dir: string | null, file: string, tier: SkillTier, root: string): void => {
-      const key = realOr(file);
+      const key = realOrResolved(file);
       if (!candidates.has(key)) candidates.set(key, { dir, file, tier, root });
     };
     for (const { root, tier } of tiers) {
@@ -235,28 +236,4 @@ function readHead(file: string): string | undefined {
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function realOr(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
-}
-
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
 }

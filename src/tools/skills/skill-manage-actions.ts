@@ -6,7 +6,7 @@
  * a refused call writes nothing. Each action returns an outcome for the model; they throw only
  * for an unwritable skills folder (Error naming the file).
  */
-import { lstatSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { decodeText, encodeText, toBody } from "../file-edit/text-format.js";
 import { fuzzyReplace } from "../patch/engine/replace.js";
@@ -15,7 +15,7 @@ import type { SkillManageAction } from "./details.js";
 import { categoryError, contentSizeError, MAX_SKILL_FILE_BYTES, skillMarkdownError, skillNameError, SUPPORT_DIRS } from "./frontmatter.js";
 import { listFiles } from "./skill-files.js";
 import type { SkillLibrary } from "./skill-library.js";
-import { isSkillMdPath, realOrResolved, resolveInside, supportFileError } from "./skill-paths.js";
+import { isFile, isSkillMdPath, realOrResolved, resolveInside, supportFileError } from "./skill-paths.js";
 import { skillThreat } from "./skill-scan.js";
 import { isSupportPath } from "./skill-walk.js";
 import { atomicWriteText } from "./skill-write.js";
@@ -272,14 +272,6 @@ function removeIfEmpty(dir: string): void {
 function isLink(p: string): boolean {
   try {
     return lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
-
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
   } catch {
     return false;
   }

@@ -4,7 +4,7 @@
  * resolve (symbolic links followed) inside the skill's own folder. Pure checks plus `realpath`;
  * never throw.
  */
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { SUPPORT_DIRS } from "./frontmatter.js";
 
@@ -85,4 +85,22 @@ export function supportFileError(filePath: string): string | undefined {
 export function isSkillMdPath(filePath: string): boolean {
   const parts = filePath.split(/[\\/]/).filter((part) => part !== "" && part !== ".");
   return parts[parts.length - 1] === "SKILL.md" && parts.length <= 2;
+}
+
+/** Whether `p` is a directory (following links); false when it cannot be read. */
+export function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `p` is a regular file (following links); false when it cannot be read. */
+export function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -6,10 +6,11 @@
  * Resolved once per call from config.yaml and the cwd (both fixed for a session), so the index
  * built from them is stable. Never throws.
  */
-import { realpathSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { HermesConfig } from "../../config/schema.js";
+import { isDir, realOrResolved } from "./skill-paths.js";
 
 export interface SkillRoots {
   /** `$HERMES_HOME/skills` (may not exist yet): the only folder `skill_manage` writes. */
@@ -37,13 +38,13 @@ export interface SkillRootsInput {
 export function skillRoots(input: SkillRootsInput): SkillRoots {
   const env = input.env ?? process.env;
   const home = path.join(input.hermesHome, "skills");
-  const homeReal = real(home);
+  const homeReal = realOrResolved(home);
   const external: string[] = [];
   for (const entry of input.config.skills.external_dirs) {
     const text = entry.trim();
     if (!text) continue;
     const expanded = expandPath(text, env);
-    const dir = real(path.isAbsolute(expanded) ? expanded : path.join(input.hermesHome, expanded));
+    const dir = realOrResolved(path.isAbsolute(expanded) ? expanded : path.join(input.hermesHome, expanded));
     if (dir === homeReal || external.includes(dir) || !isDir(dir)) continue;
     external.push(dir);
   }
@@ -56,9 +57,9 @@ function projectSkillDirs(input: SkillRootsInput, homeReal: string, env: NodeJS.
   if (settings.project_discovery === false) return [];
   const root = findProjectRoot(input.cwd);
   if (!root) return [];
-  const trusted = new Set(settings.trusted_project_dirs.map((entry) => entry.trim()).filter(Boolean).map((entry) => real(path.resolve(expandPath(entry, env)))));
+  const trusted = new Set(settings.trusted_project_dirs.map((entry) => entry.trim()).filter(Boolean).map((entry) => realOrResolved(path.resolve(expandPath(entry, env)))));
   if (!trusted.has(root)) return [];
-  return PROJECT_SKILL_DIRS.map((sub) => real(path.join(root, sub))).filter((dir) => dir !== homeReal && isDir(dir));
+  return PROJECT_SKILL_DIRS.map((sub) => realOrResolved(path.join(root, sub))).filter((dir) => dir !== homeReal && isDir(dir));
 }
 
 /**
@@ -67,8 +68,8 @@ function projectSkillDirs(input: SkillRootsInput, homeReal: string, env: NodeJS.
  * would make every session a project).
  */
 export function findProjectRoot(start: string): string | undefined {
-  let current = real(start);
-  const userHome = real(os.homedir());
+  let current = realOrResolved(start);
+  const userHome = realOrResolved(os.homedir());
   for (let depth = 0; depth < PROJECT_ROOT_MAX_DEPTH; depth++) {
     if (exists(path.join(current, ".git"))) return current === userHome ? undefined : current;
     const parent = path.dirname(current);
@@ -83,23 +84,6 @@ export function expandPath(value: string, env: NodeJS.ProcessEnv): string {
   const vars = value.replace(/\$(?:\{(\w+)\}|(\w+))/g, (whole, braced: string | undefined, bare: string | undefined) => env[braced ?? bare ?? ""] ?? whole);
   if (vars === "~") return os.homedir();
   return vars.startsWith("~/") ? path.join(os.homedir(), vars.slice(2)) : vars;
-}
-
-/** The real path of `p` when it exists, else `p` resolved. */
-export function real(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
-}
-
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 function exists(p: string): boolean {
