@@ -64,6 +64,19 @@ export interface TurnSummary {
   available: ReviewKinds;
 }
 
+/**
+ * What the messages a turn added say for the cadence: the tools each tool-calling response asked
+ * for, whether it ended with an answer (stop reason `end_turn`, a text-only last message), and
+ * which reviews the session's tools (`toolNames`) can serve. Pure.
+ */
+export function turnSummary(added: readonly ChatMessage[], stopReason: string, toolNames: Iterable<string>): TurnSummary {
+  const iterations = added.flatMap((message) => (message.role === "assistant" && message.tool_calls?.length ? [message.tool_calls.map((call) => call.function.name)] : []));
+  const last = added.at(-1);
+  const answered = stopReason === "end_turn" && last?.role === "assistant" && typeof last.content === "string" && last.content.trim() !== "" && !last.tool_calls?.length;
+  const names = new Set(toolNames);
+  return { iterations, answered, available: { memory: names.has("memory"), skills: names.has("skill_manage") } };
+}
+
 /** The per-session counters that decide when a review is due. Pure state, no I/O. */
 export class ReviewCadence {
   private turnsSinceMemory = 0;

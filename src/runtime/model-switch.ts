@@ -40,3 +40,18 @@ export function resolveModelChoice(
     throw error;
   }
 }
+
+/** `prompt` with its last `Model:` and `Provider:` lines replaced (appended when missing). */
+export function withModelLines(prompt: string, model: string, provider: string): string {
+  let result = prompt;
+  for (const [label, value] of [["Model", model], ["Provider", provider]] as const) {
+    const line = new RegExp(`^${label}: .*$`, "gm");
+    const matches = [...result.matchAll(line)];
+    const last = matches.at(-1);
+    result =
+      last?.index === undefined
+        ? `${result}\n${label}: ${value}`
+        : `${result.slice(0, last.index)}${label}: ${value}${result.slice(last.index + last[0].length)}`;
+  }
+  return result;
+}

@@ -2,83 +2,34 @@ import { runTurn, type TurnResult } from "../agent/loop.js";
 import type { EmitAgentEvent } from "../agent/events.js";
 
 export type { AgentEvent, EmitAgentEvent } from "../agent/events.js";
-import type { HermesConfig } from "../config/schema.js";
 import type { ChatMessage, Provider, ResolvedProvider, UserContentPart } from "../llm/types.js";
 import { newId } from "../shared/ids.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import type { AnyTool } from "../tools/types.js";
 import type { ToolPorts } from "../tools/ports.js";
 import { ToolSessionState } from "../tools/session-state.js";
-import { SessionApprovals, type ApprovalSettings, type PermissionAsker } from "./approvals.js";
+import { SessionApprovals, type PermissionAsker } from "./approvals.js";
 import { planModeGate } from "./plan-mode.js";
 import { sandboxSettings } from "../tools/exec/sandbox/settings.js";
 import type { SessionMcp } from "./mcp/session-mcp.js";
-import type { SessionRecorder } from "./recorder.js";
 import { keyHint } from "./key-hint.js";
 import { titleFromPrompt } from "./title.js";
 import { resetMarker } from "./history-reset.js";
 import { resetReadDedup } from "../tools/file-tracker/file-tracker.js";
 import { resetBrowserSession } from "../tools/browser/state.js";
-import type { CompressionReport, ContextCompressor, Summarize } from "../agent/compression.js";
-import { createSessionCompressor, type ModelWindowLookup, type SessionContextUsage } from "./session-context.js";
-import type { HermesError } from "../shared/errors.js";
+import type { CompressionReport, ContextCompressor } from "../agent/compression.js";
+import { createSessionCompressor, type SessionContextUsage } from "./session-context.js";
 import type { ResolvedToolset } from "../tools/toolsets.js";
 import { isReasoningEffort, supportsReasoningEffort, type ReasoningEffort } from "../llm/catalog.js";
 import { contentText } from "../shared/content-text.js";
-import { BackgroundReviewer, ReviewCadence, type ReviewSettings } from "./background-review.js";
-import type { SessionDelegation } from "./delegation/session-delegation.js";
+import { withModelLines } from "./model-switch.js";
+import { BackgroundReviewer, ReviewCadence, turnSummary } from "./background-review.js";
+
+export type { PromptResult, SessionParts } from "./session-parts.js";
+import type { PromptResult, SessionParts } from "./session-parts.js";
 
 /** How long closing a session waits for its queued writes (a locked state.db) before giving up on them. */
 const DISPOSE_SETTLE_MS = 1500;
-
-export interface SessionParts {
-  id: string;
-  cwd: string;
-  config: HermesConfig;
-  resolved: ResolvedProvider;
-  provider: Provider;
-  tools: ToolRegistry;
-  /** How `tools` was resolved from config.yaml's toolsets (what is left out and why, for `/tools`). */
-  toolset?: ResolvedToolset;
-  /** Resolves the toolsets again from config.yaml as it is now (`/reset` starts over with them). */
-  resolveToolset?: () => ResolvedToolset;
-  /** Built once per session and sent byte for byte every turn (restored sessions keep theirs). */
-  systemPrompt: string;
-  hermesHome: string;
-  approvalSettings: Omit<ApprovalSettings, "cwd">;
-  recorder: SessionRecorder;
-  /** Restored conversation, oldest first. */
-  history?: ChatMessage[];
-  title?: string | null;
-  /** Ports every turn gets besides approvals (session search). */
-  ports?: ToolPorts;
-  /** The session's MCP servers; their tools join `tools` (see SessionMcp for when). */
-  mcp?: SessionMcp;
-  /** The provider's model list, for the model's context window (see `resolveContextWindow`). */
-  contextWindowLookup?: ModelWindowLookup;
-  /** Replaces the compression summary call to the session's own model. */
-  summarize?: Summarize;
-  /**
-   * Why the session cannot call its model now (a session restored while config.yaml is broken):
-   * `prompt` rejects with it. Asked at every prompt; undefined once the problem is fixed.
-   */
-  unusable?: () => HermesError | undefined;
-  /** When set, a background review may follow a turn (see background-review.ts); fixed for the session. */
-  review?: ReviewSettings;
-  /** Its delegate_task children: told as each turn starts (asker, cancel, background results), stopped by `dispose`. */
-  delegation?: SessionDelegation;
-}
-
-export interface PromptResult extends TurnResult {
-  /** Set when this turn gave the session its title. */
-  title?: string;
-  /**
-   * Set when the session could not be saved during this turn (first failure of a run): why, in
-   * words for the user. The turn itself went on; what was not saved lives only in memory.
-   */
-  saveError?: string;
-  /** Set (once per process) when state.db was found damaged: what, and how to repair it. */
-  storeDamage?: string;
-}
 
 /**
  * One conversation: its history, its frozen system prompt, its model and tools, written to
@@ -293,7 +244,7 @@ export class AgentSession {
         onAppend: (message, toolOutcome) => recorder.append(message, toolOutcome),
         onStreamText: (piece, first) => recorder.streaming(piece, first),
         newMessageId: newId,
-        toolGate: (tool) => (this.approvals.mode === "plan" ? planModeGate(tool, { sandboxed: config.sandbox.mode !== "off" }) : undefined),
+        toolGate: this.modeGate,
         ...(options.takeSteering ? { takeSteering: options.takeSteering } : {}),
       });
     } catch (error) {
@@ -371,13 +322,7 @@ export class AgentSession {
 
   /** Counts the turn that began at `turnStart` and schedules the reviews it made due. Never throws. */
   private maybeReview(turnStart: number, result: TurnResult): void {
-    if (!this.cadence) return;
-    const added = this.history.slice(turnStart);
-    const iterations = added.flatMap((message) => (message.role === "assistant" && message.tool_calls?.length ? [message.tool_calls.map((call) => call.function.name)] : []));
-    const last = added.at(-1);
-    const answered = result.stopReason === "end_turn" && last?.role === "assistant" && typeof last.content === "string" && last.content.trim() !== "" && !last.tool_calls?.length;
-    const names = new Set(this.parts.tools.names());
-    const kinds = this.cadence.afterTurn({ iterations, answered, available: { memory: names.has("memory"), skills: names.has("skill_manage") } });
+    const kinds = this.cadence?.afterTurn(turnSummary(this.history.slice(turnStart), result.stopReason, this.parts.tools.names()));
     if (!kinds) return;
     const { config, resolved, recorder } = this.parts;
     const approvals = this.approvals;
@@ -399,11 +344,15 @@ export class AgentSession {
         },
       },
       // what the session may not do in Plan mode, its review may not do either
-      sessionGate: (tool) => (approvals.mode === "plan" ? planModeGate(tool, { sandboxed: config.sandbox.mode !== "off" }) : undefined),
+      sessionGate: this.modeGate,
       ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
       onUsage: (usage) => recorder.addUsage({ input: usage.inputTokens, output: usage.outputTokens, reasoning: usage.reasoningTokens ?? 0 }),
     });
   }
+
+  /** Refuses what the session's current mode does not allow (plan mode), for its turns and its review alike. */
+  private readonly modeGate = (tool: AnyTool): string | undefined =>
+    this.approvals.mode === "plan" ? planModeGate(tool, { sandboxed: this.parts.config.sandbox.mode !== "off" }) : undefined;
 
   private firstTitle(): string | undefined {
     const first = this.history.find((message) => message.role === "user");
@@ -411,19 +360,4 @@ export class AgentSession {
     const text = contentText(first.content, { images: "omit", separator: " " });
     return titleFromPrompt(text) || undefined;
   }
-}
-
-/** `prompt` with its last `Model:` and `Provider:` lines replaced (appended when missing). */
-function withModelLines(prompt: string, model: string, provider: string): string {
-  let result = prompt;
-  for (const [label, value] of [["Model", model], ["Provider", provider]] as const) {
-    const line = new RegExp(`^${label}: .*$`, "gm");
-    const matches = [...result.matchAll(line)];
-    const last = matches.at(-1);
-    result =
-      last?.index === undefined
-        ? `${result}\n${label}: ${value}`
-        : `${result.slice(0, last.index)}${label}: ${value}${result.slice(last.index + last[0].length)}`;
-  }
-  return result;
 }
