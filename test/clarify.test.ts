@@ -1,31 +1,18 @@
 import { methods, type CreateElicitationRequest, type CreateElicitationResponse } from "@agentclientprotocol/sdk/unstable";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { log } from "../src/shared/logger.js";
 import { schemaProblems } from "./support/acp-schema.js";
-import { startFakeLlm, type FakeLlm } from "./support/fake-llm.js";
-import { connectInMemory, type InMemoryAgent, type InMemoryAgentOptions } from "./support/in-memory-acp.js";
-import { createTempHome, type TempHome } from "./support/temp-home.js";
+import { acpPairSuite } from "./support/acp-pair-suite.js";
+import { type InMemoryAgent, type InMemoryAgentOptions } from "./support/in-memory-acp.js";
 
 /** `clarify` through ACP form elicitation: offered only to editors that show forms, answered as Hermes answers. */
 log.configure({ level: "warn" });
-let llm: FakeLlm;
-let home: TempHome;
-const pairs: InMemoryAgent[] = [];
-beforeEach(async () => {
-  llm = await startFakeLlm();
-  home = createTempHome({ baseUrl: llm.baseUrl });
-});
-afterEach(async () => {
-  await Promise.all(pairs.splice(0).map((pair) => pair.close()));
-  await llm.close();
-  home.cleanup();
-});
+const suite = acpPairSuite();
 
 async function session(options: Omit<InMemoryAgentOptions, "home" | "env"> = {}): Promise<{ pair: InMemoryAgent; sessionId: string }> {
-  const pair = connectInMemory({ home: home.home, env: home.env(), ...options });
-  pairs.push(pair);
+  const pair = suite.connect(options);
   await pair.initialize();
-  const { sessionId } = await pair.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
+  const { sessionId } = await pair.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
   return { pair, sessionId };
 }
 
@@ -33,8 +20,8 @@ const prompt = (pair: InMemoryAgent, sessionId: string, text: string) =>
   pair.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
 
 type Sent = { role: string; tool_call_id?: string; content: string };
-const toolResult = (id: string): unknown => JSON.parse((llm.requests.at(-1)!.body.messages as Sent[]).find((message) => message.tool_call_id === id)!.content);
-const offeredTools = (index: number): string[] => (llm.requests[index]!.body.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
+const toolResult = (id: string): unknown => JSON.parse((suite.llm.requests.at(-1)!.body.messages as Sent[]).find((message) => message.tool_call_id === id)!.content);
+const offeredTools = (index: number): string[] => (suite.llm.requests[index]!.body.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
 
 describe("clarify", () => {
   it("asks through the editor's form and returns the picked choice without its label", async () => {
@@ -46,7 +33,7 @@ describe("clarify", () => {
         return { action: "accept", content: { q0: "Rebase onto main (Recommended)" } };
       },
     });
-    llm.push(
+    suite.llm.push(
       { tool_calls: [{ id: "c1", name: "clarify", arguments: { question: "Merge or rebase?", choices: ["Rebase onto main", "Merge commit"] } }] },
       { text: "Rebasing." },
     );
@@ -63,7 +50,7 @@ describe("clarify", () => {
   it("takes typed text for Other, asks batches in one form, and tells the model to use its judgement when dismissed", async () => {
     let answer: CreateElicitationResponse = { action: "accept", content: { q0: "__other__", q0_other: "Squash it", q1: ["Unit"], q1_other: "Lint" } };
     const { pair, sessionId } = await session({ clientCapabilities: { elicitation: { form: {} } }, onElicitation: () => answer });
-    llm.push(
+    suite.llm.push(
       {
         tool_calls: [
           {
@@ -104,7 +91,7 @@ describe("clarify", () => {
     const multi = { ...single, multi_select: true };
     const results: unknown[] = [];
     for (const [index, args] of [single, single, single, multi, multi].entries()) {
-      llm.push({ tool_calls: [{ id: `c${index}`, name: "clarify", arguments: args }] }, { text: "ok" });
+      suite.llm.push({ tool_calls: [{ id: `c${index}`, name: "clarify", arguments: args }] }, { text: "ok" });
       await prompt(pair, sessionId, "run the tests");
       results.push(toolResult(`c${index}`));
     }
@@ -119,7 +106,7 @@ describe("clarify", () => {
 
   it("is not offered to an editor without form elicitation, and /tools says why", async () => {
     const { pair, sessionId } = await session();
-    llm.push({ text: "hi" });
+    suite.llm.push({ text: "hi" });
     await prompt(pair, sessionId, "hello");
     expect(offeredTools(0)).not.toContain("clarify");
     await prompt(pair, sessionId, "/tools");

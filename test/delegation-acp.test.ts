@@ -1,14 +1,14 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { methods, type RequestPermissionResponse } from "@agentclientprotocol/sdk/unstable";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_MESSAGE_CHARS } from "../src/runtime/delegation/acp-child.js";
 import { log } from "../src/shared/logger.js";
 import { isGroupAlive, trackedGroups } from "../src/tools/process/process-group.js";
-import { startFakeLlm, systemPromptOf, lastUserText, type FakeLlm } from "./support/fake-llm.js";
-import { connectInMemory, type InMemoryAgent } from "./support/in-memory-acp.js";
+import { systemPromptOf, lastUserText } from "./support/fake-llm.js";
+import { acpPairSuite } from "./support/acp-pair-suite.js";
+import { type InMemoryAgent } from "./support/in-memory-acp.js";
 import { sleepers } from "./support/processes.js";
-import { createTempHome, type TempHome } from "./support/temp-home.js";
 
 /**
  * External ACP agents as delegate_task children that misbehave: a scripted agent on stdio
@@ -17,18 +17,7 @@ import { createTempHome, type TempHome } from "./support/temp-home.js";
  */
 log.configure({ level: "error" });
 const FAKE_AGENT = join(dirname(fileURLToPath(import.meta.url)), "support", "fake-acp-agent.mjs");
-let llm: FakeLlm;
-let home: TempHome;
-const pairs: InMemoryAgent[] = [];
-beforeEach(async () => {
-  llm = await startFakeLlm();
-  home = createTempHome({ baseUrl: llm.baseUrl });
-});
-afterEach(async () => {
-  await Promise.all(pairs.splice(0).map((pair) => pair.close()));
-  await llm.close();
-  home.cleanup();
-});
+const suite = acpPairSuite();
 
 const parent = (body: unknown) => !systemPromptOf(body).includes("YOUR TASK:") && !lastUserText(body).includes("YOUR TASK:");
 
@@ -36,18 +25,17 @@ const parent = (body: unknown) => !systemPromptOf(body).includes("YOUR TASK:") &
 function configure(mode: string, extraArgs: string[] = [], env: Record<string, string> = {}): void {
   const args = [FAKE_AGENT, mode, ...extraArgs].map((arg) => JSON.stringify(arg)).join(", ");
   const envYaml = Object.entries(env).map(([key, value]) => `        ${key}: ${JSON.stringify(value)}\n`).join("");
-  home.writeConfig(
-    `model:\n  provider: custom\n  base_url: ${llm.baseUrl}\n  default: test-model\n` +
+  suite.home.writeConfig(
+    `model:\n  provider: custom\n  base_url: ${suite.llm.baseUrl}\n  default: test-model\n` +
       `delegation:\n  acp_agents:\n    fake:\n      command: ${JSON.stringify(process.execPath)}\n      args: [${args}]\n` +
       (envYaml ? `      env:\n${envYaml}` : ""),
   );
 }
 
 async function session(options: { env?: Record<string, string>; onPermission?: () => RequestPermissionResponse } = {}) {
-  const pair = connectInMemory({ home: home.home, env: home.env(options.env), ...(options.onPermission ? { onPermission: options.onPermission } : {}) });
-  pairs.push(pair);
+  const pair = suite.connect(options.onPermission ? { onPermission: options.onPermission } : {}, options.env);
   await pair.initialize();
-  const { sessionId } = await pair.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
+  const { sessionId } = await pair.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
   return { pair, sessionId };
 }
 
@@ -56,7 +44,7 @@ const prompt = (pair: InMemoryAgent, sessionId: string, text: string) =>
 
 type Sent = { role: string; tool_call_id?: string; content: string };
 function toolResult(id: string): { results: Array<{ status: string; summary: string | null; error?: string }> } {
-  for (const request of [...llm.requests].reverse()) {
+  for (const request of [...suite.llm.requests].reverse()) {
     if (!parent(request.body)) continue;
     const found = (request.body.messages as Sent[]).find((message) => message.tool_call_id === id);
     if (found) return JSON.parse(found.content) as { results: Array<{ status: string; summary: string | null; error?: string }> };
@@ -65,7 +53,7 @@ function toolResult(id: string): { results: Array<{ status: string; summary: str
 }
 
 async function delegate(pair: InMemoryAgent, sessionId: string) {
-  llm.push({ when: parent, tool_calls: [{ id: "d1", name: "delegate_task", arguments: { goal: "do the thing", agent: "fake" } }] }, { when: parent, text: "done" });
+  suite.llm.push({ when: parent, tool_calls: [{ id: "d1", name: "delegate_task", arguments: { goal: "do the thing", agent: "fake" } }] }, { when: parent, text: "done" });
   await prompt(pair, sessionId, "delegate it");
   return toolResult("d1").results[0]!;
 }
@@ -117,7 +105,7 @@ describe("delegate_task with a hostile external ACP agent", () => {
     configure("silent", [marker]);
     const { pair, sessionId } = await session();
     const before = new Set(trackedGroups());
-    llm.push({ when: parent, tool_calls: [{ id: "d1", name: "delegate_task", arguments: { goal: "never answers", agent: "fake" } }] });
+    suite.llm.push({ when: parent, tool_calls: [{ id: "d1", name: "delegate_task", arguments: { goal: "never answers", agent: "fake" } }] });
     const turn = prompt(pair, sessionId, "delegate it");
     await until(() => sleepers(marker).length === 1, "the agent's detached child");
     const groups = trackedGroups().filter((group) => !before.has(group));
