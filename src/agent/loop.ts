@@ -254,6 +254,8 @@ function assistantMessage(step: ModelStepResult, toolCalls: ToolCall[], finishRe
     content: step.text || null,
     ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
     ...(step.reasoning ? { reasoning: step.reasoning } : {}),
+    ...(step.reasoningDetails ? { reasoning_details: step.reasoningDetails } : {}),
+    ...(step.reasoningItems ? { codex_reasoning_items: step.reasoningItems } : {}),
     finish_reason: finishReason,
   };
 }

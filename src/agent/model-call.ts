@@ -4,6 +4,8 @@ import type {
   Provider,
   ProviderErrorKind,
   ProviderEvent,
+  ReasoningDetail,
+  ResponsesReasoningItem,
   TokenUsage,
   ToolCall,
 } from "../llm/types.js";
@@ -22,6 +24,10 @@ export interface ModelCallResult {
   /** Provider reasoning, and inline `<think>`-style blocks when the provider sent none of its own. */
   reasoning: string;
   toolCalls: ToolCall[];
+  /** Anthropic thinking blocks (with signatures) of a completed call, to store and send back. */
+  reasoningDetails?: ReasoningDetail[];
+  /** Responses API reasoning items of a completed call, to store and send back. */
+  reasoningItems?: ResponsesReasoningItem[];
   usage: TokenUsage | undefined;
   outcome: ModelCallOutcome;
   /**
@@ -57,6 +63,8 @@ export async function callModel(
   const result: ModelCallResult = { text: "", reasoning: "", toolCalls: [], usage: undefined, outcome: { kind: "aborted" } };
   let received = 0;
   const finished: ToolCall[] = [];
+  const details: ReasoningDetail[] = [];
+  const items: ResponsesReasoningItem[] = [];
   const splitter = new ThinkTagSplitter();
   let nativeReasoning = false;
   const reason = (text: string): void => {
@@ -91,10 +99,18 @@ export async function callModel(
         case "usage":
           result.usage = event.usage;
           break;
+        case "reasoning_detail":
+          details.push(event.detail);
+          break;
+        case "reasoning_item":
+          items.push(event.item);
+          break;
         case "done":
           relay(splitter.finish());
           result.outcome = { kind: "done", finishReason: event.finishReason };
           result.toolCalls = finished;
+          if (details.length) result.reasoningDetails = details;
+          if (items.length) result.reasoningItems = items;
           return result;
         case "error":
           relay(splitter.finish());

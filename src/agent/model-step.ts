@@ -68,6 +68,8 @@ export async function runModelStep(input: ModelStepInput): Promise<ModelStepResu
     text,
     reasoning,
     toolCalls: outcome.kind === "done" ? call.toolCalls : [],
+    ...(outcome.kind === "done" && call.reasoningDetails ? { reasoningDetails: call.reasoningDetails } : {}),
+    ...(outcome.kind === "done" && call.reasoningItems ? { reasoningItems: call.reasoningItems } : {}),
     usage,
     outcome,
     attempts,

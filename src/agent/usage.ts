@@ -13,5 +13,7 @@ export function addUsage(total: TokenUsage | undefined, next: TokenUsage | undef
   const cached = (total.cachedTokens ?? 0) + (next.cachedTokens ?? 0);
   if (total.reasoningTokens !== undefined || next.reasoningTokens !== undefined) sum.reasoningTokens = reasoning;
   if (total.cachedTokens !== undefined || next.cachedTokens !== undefined) sum.cachedTokens = cached;
+  if (total.cacheWriteTokens !== undefined || next.cacheWriteTokens !== undefined) sum.cacheWriteTokens = (total.cacheWriteTokens ?? 0) + (next.cacheWriteTokens ?? 0);
+  if (total.costUsd !== undefined || next.costUsd !== undefined) sum.costUsd = (total.costUsd ?? 0) + (next.costUsd ?? 0);
   return sum;
 }

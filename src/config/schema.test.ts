@@ -5,7 +5,7 @@ describe("configSchema", () => {
   it("supplies every default", () => {
     expect(defaultConfig()).toEqual({
       model: { provider: "auto" },
-      agent: { max_turns: 90, api_max_retries: 3, disabled_toolsets: [] },
+      agent: { max_turns: 90, api_max_retries: 3, disabled_toolsets: [], reasoning_overrides: {} },
       approvals: { mode: "manual", timeout: 300 },
       terminal: { timeout: 180, max_timeout: 600, output_cap: 50_000 },
       sandbox: { mode: "workspace-write", network: true, required: false, writable_roots: [], deny_read: [] },
@@ -16,6 +16,9 @@ describe("configSchema", () => {
       sessions: { page_size: 50 },
       compression: { enabled: true, threshold: 0.5, protect_first_n: 3, protect_last_n: 20 },
       providers: {},
+      custom_providers: [],
+      fallback_providers: [],
+      pricing: {},
       mcp_servers: {},
       platform_toolsets: {},
       memory: { memory_enabled: true, user_profile_enabled: true, memory_char_limit: 2200, user_char_limit: 1375, nudge_interval: 10 },
@@ -41,7 +44,7 @@ describe("configSchema", () => {
       toolsets: ["hermes-acp"],
       memory: { memory_enabled: true },
     });
-    expect(config.agent).toEqual({ max_turns: 10, api_max_retries: 3, disabled_toolsets: [], custom_flag: true });
+    expect(config.agent).toEqual({ max_turns: 10, api_max_retries: 3, disabled_toolsets: [], reasoning_overrides: {}, custom_flag: true });
     expect(config.terminal.timeout).toBe(180);
     expect(config.toolsets).toEqual(["hermes-acp"]);
     expect(config.memory).toEqual({ memory_enabled: true, user_profile_enabled: true, memory_char_limit: 2200, user_char_limit: 1375, nudge_interval: 10 });

@@ -14,7 +14,7 @@ const orAbsent = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (va
  * A list of names or paths as Hermes accepts it: a YAML list, one string, or a list written as a
  * JSON string (`hermes config set` stores `'["a","b"]'`); absent or null is empty.
  */
-const stringList = z.preprocess((value) => {
+const listOfStrings = (value: unknown): unknown => {
   if (value === null || value === undefined) return undefined;
   if (typeof value === "string") {
     const text = value.trim();
@@ -29,7 +29,10 @@ const stringList = z.preprocess((value) => {
     return [value];
   }
   return Array.isArray(value) ? value.map(String) : value;
-}, z.array(z.string()).default([]));
+};
+const stringList = z.preprocess(listOfStrings, z.array(z.string()).default([]));
+/** `stringList` that stays absent when absent (so a rewritten section keeps its shape). */
+const optionalStringList = z.preprocess(listOfStrings, z.array(z.string()).optional());
 
 /** A boolean flag as Hermes coerces it (`_coerce_capability_bool`): booleans, 0/1 and YAML tokens; anything else → absent. */
 const capabilityFlag = (value: unknown): boolean | undefined => {
@@ -55,7 +58,12 @@ const modelSection = z.preprocess(
       provider: z.string().min(1).default("auto"),
       base_url: z.string().min(1).optional(),
       api_key: z.string().min(1).optional(),
-      /** `chat_completions` or `anthropic_messages`; other Hermes modes fall back to detection from the URL. */
+      /** More keys for the configured provider: a credential pool rotated on 429 / 401 / quota errors (`api_key` first). */
+      api_keys: optionalStringList,
+      /**
+       * `chat_completions`, `responses` (Hermes' `codex_responses`) or `anthropic_messages`; other
+       * Hermes modes fall back to detection from the URL and model.
+       */
       api_mode: z.string().min(1).optional(),
       context_length: z.number().int().positive().optional(),
       max_tokens: z.number().int().positive().optional(),
@@ -85,6 +93,11 @@ const agentSection = z
     max_turns: count(90),
     api_max_retries: z.number().int().min(0).default(3),
     reasoning_effort: z.string().optional(),
+    /**
+     * Reasoning effort per model, over `reasoning_effort`: keys are model ids (matched without case,
+     * with or without the `vendor/` prefix; a trailing `*` matches a prefix), values effort levels.
+     */
+    reasoning_overrides: orAbsent(z.record(z.string(), z.string()).default({})),
     /** Toolsets taken away from whatever is enabled (Hermes' `agent.disabled_toolsets`), e.g. `[terminal]`, `[mcp-github]`. */
     disabled_toolsets: z.array(z.string()).default([]),
   })
@@ -144,7 +157,12 @@ const compressionSection = z
 const providerEntry = z.looseObject({
   base_url: z.string().min(1),
   api_key: z.string().min(1).optional(),
-  key_env: z.string().min(1).optional(),
+  /** More keys: the entry's credential pool (`api_key` first), rotated on 429 / 401 / quota errors. */
+  api_keys: optionalStringList,
+  /** The variable holding the key, or several (a credential pool, in order). */
+  key_env: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
+  /** `false` leaves the entry out everywhere (Hermes' `enabled`). */
+  enabled: z.preprocess(capabilityFlag, z.boolean().optional()),
   /** Default model of the entry (else its first `models` entry). */
   model: z.string().optional(),
   models: z.array(z.string()).optional(),
@@ -158,6 +176,28 @@ const auxiliaryTask = z.looseObject({
   base_url: z.string().min(1).optional(),
   api_key: z.string().min(1).optional(),
   api_mode: z.string().min(1).optional(),
+});
+
+/** One `custom_providers:` entry (Hermes' legacy list form of `providers:`): the same keys plus its `name`. */
+const customProviderEntry = providerEntry.extend({ name: z.string().trim().min(1) });
+
+/** One `fallback_providers:` entry: the model tried when the session's model keeps failing (Hermes' keys). */
+const fallbackEntry = z.looseObject({
+  provider: z.string().trim().min(1),
+  model: z.string().trim().min(1).optional(),
+  base_url: z.string().min(1).optional(),
+  api_key: z.string().min(1).optional(),
+  api_mode: z.string().min(1).optional(),
+});
+
+/** USD per million tokens for one model (`pricing.<model>`). */
+const modelPrice = z.looseObject({
+  input: z.number().min(0).default(0),
+  output: z.number().min(0).default(0),
+  /** Cached prompt tokens; absent = `input`. */
+  cache_read: z.number().min(0).optional(),
+  /** Prompt tokens written to the cache; absent = `input`. */
+  cache_write: z.number().min(0).optional(),
 });
 
 export const configSchema = z.looseObject({
@@ -197,6 +237,12 @@ export const configSchema = z.looseObject({
         background_review: orAbsent(z.looseObject({ enabled: z.boolean().default(true) }).prefault({})),
         vision: orAbsent(auxiliaryTask.optional()),
         web_extract: orAbsent(auxiliaryTask.optional()),
+        /** Context-compression summaries. */
+        compression: orAbsent(auxiliaryTask.optional()),
+        /** Generated session titles. */
+        title: orAbsent(auxiliaryTask.optional()),
+        /** The smart-approval guardian (`approvals.mode: smart`). */
+        approval: orAbsent(auxiliaryTask.optional()),
       })
       .prefault({}),
   ),
@@ -298,6 +344,17 @@ export const configSchema = z.looseObject({
       .prefault({}),
   ),
   providers: orAbsent(z.record(z.string(), providerEntry).default({})),
+  /** Hermes' legacy list of named endpoints; read like `providers:` (a `providers:` entry of the same name wins). */
+  custom_providers: orAbsent(z.array(customProviderEntry).default([])),
+  /**
+   * Models tried in order when a model call still fails after its retries on a provider-side error
+   * (rate limit, 5xx, timeout, network, auth, quota); never on a cancel or a request the provider
+   * rejected as bad. Hermes' older single `fallback_model:` counts as a one-entry list.
+   */
+  fallback_providers: orAbsent(z.array(fallbackEntry).default([])),
+  fallback_model: orAbsent(fallbackEntry.optional()),
+  /** Per-model prices in USD per million tokens, for `cost` in usage updates when the provider reports none. Keys as in `agent.reasoning_overrides`. */
+  pricing: orAbsent(z.record(z.string(), modelPrice).default({})),
   mcp_servers: orAbsent(z.record(z.string(), z.unknown()).default({})),
   /**
    * Toolsets enabled per platform (Hermes' `platform_toolsets`); this agent reads `acp`. Absent =

@@ -88,6 +88,7 @@ export function apiModeForUrl(baseUrl: string): ApiMode {
 /** `chat_completions` / `anthropic_messages` when `value` names one of them (any case), else undefined. */
 export function explicitApiMode(value: unknown): ApiMode | undefined {
   const mode = typeof value === "string" ? value.trim().toLowerCase() : "";
+  if (mode === "responses" || mode === "codex_responses") return "responses";
   return mode === "chat_completions" || mode === "anthropic_messages" ? mode : undefined;
 }
 

@@ -308,7 +308,7 @@ function namedEndpoint(name: string, entry: ProviderEntry, env: Env): Endpoint {
   const baseUrl = checkedUrl(entry.base_url, `providers.${name}.base_url`);
   const key =
     (entry.api_key ? { value: entry.api_key, source: `key: providers.${name}.api_key` } : undefined) ??
-    (entry.key_env ? envKey(env, entry.key_env) : undefined) ??
+    keyEnvNames(entry.key_env).map((name) => envKey(env, name)).find((key) => key !== undefined) ??
     hostKey(env, baseUrl);
   const declared = [entry.model, ...(entry.models ?? [])].map((model) => model?.trim() ?? "").filter(Boolean);
   const fallback = declared[0];
@@ -379,6 +379,11 @@ function checkedUrl(url: string, setting: string): string {
     throw new HermesError("config_invalid", `${setting} is not an http(s) URL: ${JSON.stringify(url)}`);
   }
   return trimmed;
+}
+
+/** `key_env` as a list of variable names (one name, several, or none). */
+export function keyEnvNames(keyEnv: ProviderEntry["key_env"]): string[] {
+  return keyEnv === undefined ? [] : Array.isArray(keyEnv) ? keyEnv : [keyEnv];
 }
 
 function attempt<T>(run: () => T): T | undefined {

@@ -18,9 +18,30 @@ export type ChatMessage =
       tool_calls?: ToolCall[];
       /** Reasoning text the model produced; kept for history and replay, not sent back by default. */
       reasoning?: string;
+      /**
+       * Anthropic thinking blocks with their signatures, in the order the model produced them; sent
+       * back unchanged before the assistant's text and tool calls (the Messages API requires it while
+       * tool use continues). Hermes' column name.
+       */
+      reasoning_details?: ReasoningDetail[];
+      /** Responses API reasoning items (encrypted when the provider returns them); sent back as input items. Hermes' column name. */
+      codex_reasoning_items?: ResponsesReasoningItem[];
       finish_reason?: string;
     }
   | { role: "tool"; tool_call_id: string; content: string; name?: string };
+
+/** One Anthropic thinking block as the API returned it; `signature` / `data` are opaque and sent back verbatim. */
+export type ReasoningDetail =
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string };
+
+/** One Responses API `reasoning` output item; `encrypted_content` is opaque and sent back verbatim. */
+export interface ResponsesReasoningItem {
+  type: "reasoning";
+  id?: string;
+  encrypted_content?: string;
+  summary: { type: "summary_text"; text: string }[];
+}
 
 /** A tool as the model sees it: name, description, JSON schema of its arguments. */
 export interface ToolSchema {
@@ -48,6 +69,8 @@ export interface TokenUsage {
   cachedTokens?: number;
   /** Prompt tokens written to the provider's prompt cache (part of `inputTokens`; Anthropic only). */
   cacheWriteTokens?: number;
+  /** What the call cost in USD, when the provider reports it (OpenRouter's `usage.cost`). */
+  costUsd?: number;
 }
 
 export type ProviderErrorKind =
@@ -76,6 +99,10 @@ export type ProviderEvent =
   | { type: "tool_call_delta"; index: number; argumentsDelta: string }
   | { type: "tool_call_end"; index: number; id: string; name: string; arguments: string }
   | { type: "usage"; usage: TokenUsage }
+  /** A complete thinking block (Anthropic) to keep with the assistant message; its text was already sent as `reasoning_delta`. */
+  | { type: "reasoning_detail"; detail: ReasoningDetail }
+  /** A complete reasoning item (Responses API) to keep with the assistant message. */
+  | { type: "reasoning_item"; item: ResponsesReasoningItem }
   | { type: "done"; finishReason: FinishReason }
   | { type: "error"; kind: ProviderErrorKind; message: string; status?: number; retryAfterMs?: number };
 
@@ -89,10 +116,11 @@ export interface Provider {
 }
 
 /**
- * The wire API an endpoint speaks: OpenAI chat completions, or Anthropic's native Messages API
- * (`api.anthropic.com`, and endpoints whose path ends in `/anthropic`).
+ * The wire API an endpoint speaks: OpenAI chat completions, OpenAI's Responses API (Hermes'
+ * `codex_responses`), or Anthropic's native Messages API (`api.anthropic.com`, and endpoints
+ * whose path ends in `/anthropic`).
  */
-export type ApiMode = "chat_completions" | "anthropic_messages";
+export type ApiMode = "chat_completions" | "responses" | "anthropic_messages";
 
 /** Where and how to call the model, after provider resolution. Contains the API key: never log it. */
 export interface ResolvedProvider {
@@ -101,6 +129,11 @@ export interface ResolvedProvider {
   apiMode: ApiMode;
   baseUrl: string;
   apiKey: string;
+  /**
+   * Every key of the provider's credential pool, `apiKey` first (`api_keys: [...]` or
+   * `key_env: [A, B]`); absent or one entry = no pool. Never log them.
+   */
+  apiKeys?: string[];
   model: string;
   /** Where the settings came from, for `--check` and logs (never contains the key). */
   source: string;

@@ -4,7 +4,7 @@ import { forgetStoredCredentials, type ForgetReport } from "../config/forget-cre
 import { tryLoadConfig, type LoadConfigResult } from "../config/load.js";
 import type { HomePaths } from "../config/paths.js";
 import { defaultConfig, type HermesConfig } from "../config/schema.js";
-import { detectProvider, resolveProvider } from "../llm/resolve.js";
+import { detectProvider, keyEnvNames, resolveProvider } from "../llm/resolve.js";
 import type { Provider, ResolvedProvider } from "../llm/types.js";
 import { HermesError } from "../shared/errors.js";
 import { keyHint } from "./key-hint.js";
@@ -127,7 +127,7 @@ export function hideCredentialsFromCommands(config: HermesConfig, resolved: Reso
   const names: string[] = [];
   const hint = keyHint(resolved);
   if (hint && /^[A-Za-z_][A-Za-z0-9_]*$/.test(hint)) names.push(hint);
-  for (const entry of Object.values(config.providers)) if (entry.key_env) names.push(entry.key_env);
+  for (const entry of [...Object.values(config.providers), ...config.custom_providers]) names.push(...keyEnvNames(entry.key_env));
   markAgentCredentials(names);
 }
 

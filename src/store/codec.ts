@@ -7,7 +7,7 @@
  * `tool_calls` is JSON; `tool_name` is a tool message's `name`.
  */
 import { HermesError } from "../shared/errors.js";
-import type { MessageRow, StoredContentPart, StoredMessage, StoredToolCall } from "./types.js";
+import type { MessageRow, StoredContentPart, StoredMessage, StoredReasoningDetail, StoredReasoningItem, StoredToolCall } from "./types.js";
 import { contentText } from "../shared/content-text.js";
 
 export interface MessageColumns {
@@ -19,6 +19,10 @@ export interface MessageColumns {
   tool_name: string | null;
   finish_reason: string | null;
   reasoning: string | null;
+  /** JSON: Anthropic thinking blocks (assistant messages only). */
+  reasoning_details: string | null;
+  /** JSON: Responses API reasoning items (assistant messages only). */
+  codex_reasoning_items: string | null;
   /** JSON of what the tool reported for the editor (tool messages only). */
   tool_details: string | null;
 }
@@ -31,7 +35,7 @@ export interface MessageRecordRow extends MessageColumns {
 
 /** Column list matching `MessageRecordRow`, for SELECTs. */
 export const MESSAGE_COLUMNS =
-  "id, session_id, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, finish_reason, reasoning, tool_details";
+  "id, session_id, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, finish_reason, reasoning, reasoning_details, codex_reasoning_items, tool_details";
 
 export const toSeconds = (ms: number): number => ms / 1000;
 export const toMillis = (seconds: number): number => Math.round(seconds * 1000);
@@ -47,6 +51,8 @@ export function encodeMessage(message: StoredMessage): MessageColumns {
     tool_name: null,
     finish_reason: null,
     reasoning: null,
+    reasoning_details: null,
+    codex_reasoning_items: null,
     tool_details: null,
   };
   switch (message.role) {
@@ -65,6 +71,8 @@ export function encodeMessage(message: StoredMessage): MessageColumns {
       row.content = message.content;
       if (message.tool_calls && message.tool_calls.length > 0) row.tool_calls = JSON.stringify(message.tool_calls);
       row.reasoning = message.reasoning ?? null;
+      if (message.reasoning_details?.length) row.reasoning_details = JSON.stringify(message.reasoning_details);
+      if (message.codex_reasoning_items?.length) row.codex_reasoning_items = JSON.stringify(message.codex_reasoning_items);
       row.finish_reason = message.finish_reason ?? null;
       return row;
     case "tool":
@@ -88,6 +96,10 @@ export function decodeMessage(row: MessageColumns): StoredMessage {
       const message: Extract<StoredMessage, { role: "assistant" }> = { role: "assistant", content: row.content };
       if (row.tool_calls) message.tool_calls = parseJson<StoredToolCall[]>(row.tool_calls, []);
       if (row.reasoning !== null) message.reasoning = row.reasoning;
+      const details = row.reasoning_details ? parseJson<StoredReasoningDetail[]>(row.reasoning_details, []) : [];
+      if (Array.isArray(details) && details.length) message.reasoning_details = details;
+      const items = row.codex_reasoning_items ? parseJson<StoredReasoningItem[]>(row.codex_reasoning_items, []) : [];
+      if (Array.isArray(items) && items.length) message.codex_reasoning_items = items;
       if (row.finish_reason !== null) message.finish_reason = row.finish_reason;
       return message;
     }

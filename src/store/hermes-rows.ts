@@ -35,6 +35,8 @@ export interface HermesSessionRow {
   reasoning_tokens: number | null;
   last_activity_at: number | null;
   billing_provider: string | null;
+  actual_cost_usd: number | null;
+  estimated_cost_usd: number | null;
 }
 
 interface HermesMessageRow {
@@ -82,6 +84,8 @@ export function sessionColumnsSql(schema: HermesSchema, alias = "s"): string {
     number("reasoning_tokens"),
     number("last_activity_at"),
     text("billing_provider"),
+    number("actual_cost_usd"),
+    number("estimated_cost_usd"),
   ].join(", ");
 }
 
@@ -147,6 +151,7 @@ export function toRecord(conn: Connection, schema: HermesSchema, row: HermesSess
     inputTokens: row.input_tokens ?? 0,
     outputTokens: row.output_tokens ?? 0,
     reasoningTokens: row.reasoning_tokens ?? 0,
+    costUsd: row.actual_cost_usd ?? row.estimated_cost_usd ?? 0,
   };
 }
 

@@ -32,8 +32,8 @@ VALUES (@id, @source, @model, @model_config, @cwd, @system_prompt, (SELECT id FR
 ON CONFLICT(id) DO NOTHING`;
 
 const INSERT_MESSAGE = `
-INSERT INTO messages (session_id, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, finish_reason, reasoning, tool_details)
-VALUES (@session_id, @role, @content, @content_parts, @tool_call_id, @tool_calls, @tool_name, @timestamp, @finish_reason, @reasoning, @tool_details)`;
+INSERT INTO messages (session_id, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, finish_reason, reasoning, reasoning_details, codex_reasoning_items, tool_details)
+VALUES (@session_id, @role, @content, @content_parts, @tool_call_id, @tool_calls, @tool_name, @timestamp, @finish_reason, @reasoning, @reasoning_details, @codex_reasoning_items, @tool_details)`;
 
 const BUMP_SESSION = `
 UPDATE sessions SET message_count = message_count + @messages, tool_call_count = tool_call_count + @tool_calls,
@@ -84,7 +84,7 @@ export function appendMessages(
 const REPLACE_MESSAGE = `
 UPDATE messages SET role = @role, content = @content, content_parts = @content_parts, tool_call_id = @tool_call_id,
   tool_calls = @tool_calls, tool_name = @tool_name, finish_reason = @finish_reason, reasoning = @reasoning,
-  tool_details = @tool_details, timestamp = @timestamp
+  reasoning_details = @reasoning_details, codex_reasoning_items = @codex_reasoning_items, tool_details = @tool_details, timestamp = @timestamp
 WHERE id = @id AND session_id = @session_id`;
 
 /**

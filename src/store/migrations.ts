@@ -103,6 +103,15 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "tool result details (diffs, exit codes) so a replayed tool call looks as it did live",
     sql: "ALTER TABLE messages ADD COLUMN tool_details TEXT;",
   },
+  {
+    version: 3,
+    name: "thinking signatures and Responses reasoning items kept with assistant messages (Hermes' column names); session cost",
+    sql: [
+      "ALTER TABLE messages ADD COLUMN reasoning_details TEXT;",
+      "ALTER TABLE messages ADD COLUMN codex_reasoning_items TEXT;",
+      "ALTER TABLE sessions ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0;",
+    ].join("\n"),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -27,6 +27,8 @@ export interface SessionDbRow {
   input_tokens: number;
   output_tokens: number;
   reasoning_tokens: number;
+  /** Absent in rows of databases before migration 3 (never: migrations run first) and in Hermes' rows. */
+  cost_usd?: number | null;
 }
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -53,6 +55,7 @@ export function toSessionRecord(row: SessionDbRow): SessionRecord {
     inputTokens: row.input_tokens,
     outputTokens: row.output_tokens,
     reasoningTokens: row.reasoning_tokens,
+    costUsd: typeof row.cost_usd === "number" && Number.isFinite(row.cost_usd) ? row.cost_usd : 0,
   };
 }
 
@@ -69,24 +72,31 @@ export function setTitle(conn: Connection, id: string, title: string | null): bo
 /** Adds token counts (deltas, not totals); false when the session is not stored. */
 export function addUsage(conn: Connection, id: string, usage: UsageDelta): boolean {
   const count = (value: number | undefined): number => (Number.isFinite(value) && value! > 0 ? Math.round(value!) : 0);
+  const cost = Number.isFinite(usage.cost) && usage.cost! > 0 ? usage.cost! : 0;
   return conn.write(
     () =>
       conn
         .stmt(
-          "UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, reasoning_tokens = reasoning_tokens + ? WHERE id = ?",
+          "UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, reasoning_tokens = reasoning_tokens + ?, cost_usd = cost_usd + ? WHERE id = ?",
         )
-        .run(count(usage.input), count(usage.output), count(usage.reasoning), id).changes > 0,
+        .run(count(usage.input), count(usage.output), count(usage.reasoning), cost, id).changes > 0,
   );
 }
 
 /** Replaces model / provider / cwd (each only when given); false when the session is not stored. */
-export function updateSessionMeta(conn: Connection, id: string, change: { model?: string; provider?: string; cwd?: string }): boolean {
+export function updateSessionMeta(
+  conn: Connection,
+  id: string,
+  change: { model?: string; provider?: string; cwd?: string; reasoningEffort?: string | null },
+): boolean {
   return conn.write(() => {
     const row = conn.stmt<{ model_config: string | null }>("SELECT model_config FROM sessions WHERE id = ?").get(id);
     if (!row) return false;
     const config = parseObject(row.model_config);
     if (change.provider !== undefined) config.provider = change.provider;
     if (change.cwd !== undefined) config.cwd = change.cwd;
+    if (change.reasoningEffort === null) delete config.reasoning_effort;
+    else if (change.reasoningEffort !== undefined) config.reasoning_effort = change.reasoningEffort;
     conn
       .stmt("UPDATE sessions SET model = coalesce(?, model), cwd = coalesce(?, cwd), model_config = ? WHERE id = ?")
       .run(change.model ?? null, change.cwd ?? null, JSON.stringify(config), id);
@@ -130,8 +140,8 @@ export function forkSession(conn: Connection, sourceId: string, target: { newId:
       .run({ new: target.newId, source: sourceId, cwd: target.cwd, now });
     const copied = conn
       .stmt(
-        `INSERT INTO messages (session_id, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, finish_reason, reasoning)
-         SELECT ?, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, finish_reason, reasoning
+        `INSERT INTO messages (session_id, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, finish_reason, reasoning, reasoning_details, codex_reasoning_items)
+         SELECT ?, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, finish_reason, reasoning, reasoning_details, codex_reasoning_items
          FROM messages WHERE session_id = ? ORDER BY id`,
       )
       .run(target.newId, sourceId).changes;

@@ -17,8 +17,29 @@ export type StoredContentPart = { type: "text"; text: string } | { type: "image_
 export type StoredMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string | StoredContentPart[] }
-  | { role: "assistant"; content: string | null; tool_calls?: StoredToolCall[]; reasoning?: string; finish_reason?: string }
+  | {
+      role: "assistant";
+      content: string | null;
+      tool_calls?: StoredToolCall[];
+      reasoning?: string;
+      /** Anthropic thinking blocks with signatures (opaque; sent back verbatim). */
+      reasoning_details?: StoredReasoningDetail[];
+      /** Responses API reasoning items (opaque; sent back verbatim). */
+      codex_reasoning_items?: StoredReasoningItem[];
+      finish_reason?: string;
+    }
   | { role: "tool"; tool_call_id: string; content: string; name?: string };
+
+export type StoredReasoningDetail =
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string };
+
+export interface StoredReasoningItem {
+  type: "reasoning";
+  id?: string;
+  encrypted_content?: string;
+  summary: { type: "summary_text"; text: string }[];
+}
 
 export type MessageRole = StoredMessage["role"];
 
@@ -88,12 +109,16 @@ export interface SessionRecord {
   inputTokens: number;
   outputTokens: number;
   reasoningTokens: number;
+  /** What the session's model calls cost in USD, as far as known (provider-reported or from `pricing:`). */
+  costUsd: number;
 }
 
 export interface UsageDelta {
   input?: number;
   output?: number;
   reasoning?: number;
+  /** USD. */
+  cost?: number;
 }
 
 export interface ListSessionsOptions {
