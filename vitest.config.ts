@@ -6,8 +6,8 @@ export const config = defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Background reviews would take scripted model answers meant for the test; suites that test them turn them on.
-    env: { HERMES_BACKGROUND_REVIEW: "off" },
+    // Background reviews and title calls would take scripted model answers meant for the test; suites that test them turn them on.
+    env: { HERMES_BACKGROUND_REVIEW: "off", HERMES_TITLE_GENERATION: "off" },
   },
 });
 

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { methods, type RequestPermissionResponse } from "@agentclientprotocol/sdk/unstable";
@@ -47,7 +48,9 @@ function toolResult(id: string): { results: Array<{ status: string; summary: str
   for (const request of [...suite.llm.requests].reverse()) {
     if (!parent(request.body)) continue;
     const found = (request.body.messages as Sent[]).find((message) => message.tool_call_id === id);
-    if (found) return JSON.parse(found.content) as { results: Array<{ status: string; summary: string | null; error?: string }> };
+    // a result over the per-result cap reaches the model as a preview of the file holding it whole
+    const spilled = found?.content.match(/^\[Tool result too large to send whole[^\]]*? saved in (\/\S+?)\. /)?.[1];
+    if (found) return JSON.parse(spilled ? readFileSync(spilled, "utf8") : found.content) as { results: Array<{ status: string; summary: string | null; error?: string }> };
   }
   throw new Error(`no result for ${id}`);
 }

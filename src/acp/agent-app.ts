@@ -1,6 +1,7 @@
 import { canElicitForms } from "./elicitation.js";
 import { agent, methods, RequestError, type AgentApp } from "@agentclientprotocol/sdk/unstable";
 import type { Runtime } from "../runtime/runtime.js";
+import { newId } from "../shared/ids.js";
 import { log } from "../shared/logger.js";
 import { authenticateMethod, TERMINAL_SETUP_METHOD_ID } from "./auth.js";
 import { AUTH_REQUIRED, toRequestError } from "./errors.js";
@@ -58,7 +59,12 @@ export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: Ses
         const mcpServers = parseMcpServers(params.mcpServers);
         const session = await runtime.sessions.create(params.cwd, { mcpServers, canAskUser: canElicitForms(sessions.clientCapabilities) });
         log.info(`session ${session.id} created in ${session.cwd} (${session.providerId}:${session.model})`);
-        return { sessionId: session.id, ...opened(runtime, sessions.add(session, client), { usage: true }) };
+        const live = sessions.add(session, client);
+        const answer = { sessionId: session.id, ...opened(runtime, live, { usage: true }) };
+        // The model chosen from the endpoint's list (no model configured) is the session's first update, after the answer.
+        const notice = runtime.sessions.takeOpeningNotice(session);
+        if (notice) setImmediate(() => live.updates.send({ sessionUpdate: "agent_message_chunk", messageId: newId(), content: { type: "text", text: `${notice}\n\n` } }));
+        return answer;
       }),
     )
     .onRequest(methods.agent.session.load, guarded("session/load", ({ params, client }) => handleLoad(runtime, sessions, client, params)))

@@ -23,6 +23,12 @@ export const ESCALATION_OPTIONS: PermissionOption[] = [
   { optionId: "deny", name: "Deny", kind: "reject_once" },
 ];
 
+/** The options for a command the smart-approval guardian advised against (nothing is remembered). */
+export const GUARDIAN_DENIED_OPTIONS: PermissionOption[] = [
+  { optionId: "allow_once", name: "Allow once anyway", kind: "allow_once" },
+  { optionId: "deny", name: "Deny", kind: "reject_once" },
+];
+
 /** Longest command shown inside an option's label. */
 const LABEL_COMMAND_CHARS = 60;
 
@@ -57,10 +63,13 @@ export class PermissionBridge implements PermissionAsker {
 
   async askCommand(request: CommandApprovalRequest, signal: AbortSignal): Promise<CommandAnswer> {
     const escalation = request.escalation;
-    const options = escalation ? ESCALATION_OPTIONS : commandOptions(request.command);
+    const guardian = request.guardianDenied;
+    const options = escalation ? ESCALATION_OPTIONS : guardian !== undefined ? GUARDIAN_DENIED_OPTIONS : commandOptions(request.command);
     const reason = escalation
       ? `\nReason: ${escalation.reason}\nIn: ${escalation.cwd}\nThe command will run outside the sandbox, with your full permissions.`
-      : "";
+      : guardian !== undefined
+        ? `\nThe approval guardian advised against it${guardian ? `: ${guardian}` : "."}`
+        : "";
     const optionId = await this.ask(
       {
         sessionId: this.sessionId,

@@ -202,6 +202,8 @@ export class SessionManager {
   add(session: AgentSession, client: AgentContext): LiveSession {
     const live = new LiveSession(session, client, () => this.clientCapabilities, this.options.switchModel);
     this.sessions.set(session.id, live);
+    // a generated title arrives after the turn that named the session (see session-title.ts)
+    session.onTitleChange((title) => live.updates.send({ sessionUpdate: "session_info_update", title, updatedAt: new Date().toISOString() }));
     return live;
   }
 

@@ -5,11 +5,16 @@ import { log } from "../shared/logger.js";
 import { sessionConfigOptions } from "./config-options.js";
 import type { LiveSession } from "./session-manager.js";
 
-/** Sends `usage_update {used, size}` (estimated next request against the context window). Never throws. */
+/**
+ * Sends `usage_update {used, size}` (estimated next request against the context window), with
+ * `cost` (the session's total in USD) once any call's cost is known. Never throws.
+ */
 export function sendUsage(live: LiveSession): void {
   try {
     const { used, size } = live.session.contextUsage();
-    if (size > 0) live.updates.send({ sessionUpdate: "usage_update", used, size });
+    const amount = live.session.costUsd;
+    const cost = amount > 0 ? { cost: { amount: roundCost(amount), currency: "USD" } } : {};
+    if (size > 0) live.updates.send({ sessionUpdate: "usage_update", used, size, ...cost });
   } catch (error) {
     log.warn(`usage estimate for ${live.session.id} failed: ${errorMessage(error)}`);
   }
@@ -34,4 +39,9 @@ export function afterSessionOpened(live: LiveSession, runtime: Runtime, answered
       if (JSON.stringify(fresh) !== JSON.stringify(answered)) sendConfigOptions(live, fresh);
     });
   });
+}
+
+/** USD to 6 decimals (a millionth of a dollar), so float noise never reaches the client. */
+export function roundCost(amount: number): number {
+  return Math.round(amount * 1e6) / 1e6;
 }

@@ -212,25 +212,56 @@ export class ContextCompressor {
   }
 
   /**
+   * The forced compression after the provider refused the request as too long (context overflow,
+   * HTTP 413), whatever the threshold and whether automatic compression is on (like `/compress`,
+   * it changes only what is sent). Attempt n (1-based) protects `protectLastN / 2^(n-1)` tail
+   * messages (at least 1), so a repeated attempt has something new to fold. The summary comes from
+   * the model; when that call fails, the middle is replaced by a note that it was dropped (the
+   * request cannot be sent as it is). Resolves with the view to send now, or undefined when nothing
+   * was left to compress or `signal` fired. Never rejects; runs after any compression in progress.
+   */
+  compressForOverflow(history: readonly ChatMessage[], signal: AbortSignal, attempt = 1): Promise<ChatMessage[] | undefined> {
+    return this.serial(async () => {
+      const { protectFirstN, protectLastN } = this.options.settings;
+      const plan = { protectFirstN, protectLastN: Math.max(1, Math.floor(protectLastN / 2 ** Math.max(0, attempt - 1))) };
+      let report: CompressionReport | undefined;
+      try {
+        report = await this.compress(history, signal, "model", plan);
+      } catch (error) {
+        if (signal.aborted) return undefined;
+        log.warn(`context compression after an overflow failed: ${errorMessage(error)}`);
+        report = await this.compress(history, signal, { failure: errorMessage(error) }, plan).catch(() => undefined);
+      }
+      return report && !signal.aborted ? this.view(history) : undefined;
+    });
+  }
+
+  /**
    * One compression of the current view: summary from the model, or (after a failure, when the
    * request cannot fit otherwise) a note that the middle was dropped. Undefined when there is no
-   * new message to compress. Rejects when the summary call fails.
+   * new message to compress. Rejects when the summary call fails. `plan` overrides the protected
+   * head and tail of the settings.
    */
-  private async compress(history: readonly ChatMessage[], signal: AbortSignal, source: "model" | { failure: string }): Promise<CompressionReport | undefined> {
+  private async compress(
+    history: readonly ChatMessage[],
+    signal: AbortSignal,
+    source: "model" | { failure: string },
+    plan: Pick<CompressionSettings, "protectFirstN" | "protectLastN"> = this.options.settings,
+  ): Promise<CompressionReport | undefined> {
     const view = this.view(history);
-    const plan = planCompression(view, this.options.settings);
+    const bounds = planCompression(view, plan);
     const prefixLength = this.compacted?.prefix.length ?? 0;
-    if (!plan || plan.tailStart <= prefixLength) return undefined;
-    const resumeAt = (this.compacted?.resumeAt ?? 0) + (plan.tailStart - prefixLength);
-    const head = view.slice(0, plan.headEnd);
-    const middle = view.slice(plan.headEnd, plan.tailStart);
-    const tail = view.slice(plan.tailStart);
+    if (!bounds || bounds.tailStart <= prefixLength) return undefined;
+    const resumeAt = (this.compacted?.resumeAt ?? 0) + (bounds.tailStart - prefixLength);
+    const head = view.slice(0, bounds.headEnd);
+    const middle = view.slice(bounds.headEnd, bounds.tailStart);
+    const tail = view.slice(bounds.tailStart);
 
     const summary = source === "model" ? await this.summarize(middle, signal) : droppedNote(middle.length, source.failure);
     const latestUser = lastIndexOf(view, (message) => userText(message) !== "");
     const text = summaryMessageText(summary, {
       preservedState: this.options.preservedState?.(),
-      ...(latestUser >= plan.headEnd && latestUser < plan.tailStart ? { latestRequest: userText(view[latestUser] as ChatMessage) } : {}),
+      ...(latestUser >= bounds.headEnd && latestUser < bounds.tailStart ? { latestRequest: userText(view[latestUser] as ChatMessage) } : {}),
     });
     const { messages, consumed } = joinSummary(head, text, tail[0]);
     this.compacted = { prefix: messages, resumeAt: resumeAt + consumed, anchor: history[resumeAt + consumed - 1] };

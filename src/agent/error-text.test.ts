@@ -20,7 +20,8 @@ describe("failureText", () => {
       [{ errorKind: "server", status: 502, message: "openrouter: HTTP 502: bad gateway" }, "502 from openrouter: the provider failed after 3 attempts; try again later"],
       [{ errorKind: "timeout", message: "openrouter: no data from the model for 90 s" }, "openrouter timed out after 3 attempts (no data from the model for 90 s); try again"],
       [{ errorKind: "network", message: "openrouter: connection failed: ECONNREFUSED" }, "cannot reach openrouter after 3 attempts (connection failed: ECONNREFUSED); check the network"],
-      [{ errorKind: "context_overflow", status: 400, message: "openrouter: HTTP 400: maximum context length" }, "400 from openrouter: the conversation no longer fits anthropic/claude-sonnet-4's context window; start a new session"],
+      [{ errorKind: "context_overflow", status: 400, message: "openrouter: HTTP 400: maximum context length" }, "400 from openrouter: the conversation no longer fits anthropic/claude-sonnet-4's context window; run /compress to shrink it further, or start a new session (/new"],
+      [{ errorKind: "images_unsupported", status: 400, message: "openrouter: HTTP 400: No endpoints found that support image input" }, "400 from openrouter: anthropic/claude-sonnet-4 does not accept images; send the request without them"],
       [{ errorKind: "payload_too_large", status: 413, message: "openrouter: HTTP 413: too big" }, "413 from openrouter: the request is too large; remove large attachments"],
       [{ errorKind: "content_filter", message: "openrouter: blocked" }, "openrouter: the provider's content filter blocked the answer"],
       [{ errorKind: "bad_request", status: 400, message: "openrouter: HTTP 400: no such model" }, "400 from openrouter: the request was rejected; check the model name (anthropic/claude-sonnet-4)"],
@@ -31,6 +32,12 @@ describe("failureText", () => {
       expect(text.startsWith(start), text).toBe(true);
       expect(text).not.toContain("\n");
     }
+  });
+
+  it("says how often the conversation was compressed before a context overflow became final", () => {
+    const failure = { errorKind: "context_overflow", status: 400, message: "openrouter: HTTP 400: maximum context length is 8192 tokens" } as const;
+    expect(failureText(failure, { ...ctx, compressions: 1 })).toContain("context window even after compressing it; run /compress");
+    expect(failureText(failure, { ...ctx, compressions: 3 })).toContain("even after compressing it 3 times; run /compress");
   });
 
   it("shortens long server messages and flattens whitespace", () => {

@@ -21,6 +21,8 @@ export interface FailureContext {
   model: string;
   /** Attempts made, retries included. */
   attempts: number;
+  /** Compressions made for this call after the provider said the request was too long (0 when none). */
+  compressions?: number;
 }
 
 const MAX_DETAIL = 200;
@@ -44,9 +46,11 @@ export function failureText(failure: ModelFailure, ctx: FailureContext): string 
     case "network":
       return `cannot reach ${label}${tries} (${detail || "connection failed"}); check the network and the provider's base_url`;
     case "context_overflow":
-      return `${from}: the conversation no longer fits ${ctx.model}'s context window; start a new session (or compact this one) and try again${said}`;
+      return `${from}: the conversation no longer fits ${ctx.model}'s context window${compressed(ctx)}; run /compress to shrink it further, or start a new session (/new, or /reset to clear this one)${said}`;
     case "payload_too_large":
-      return `${from}: the request is too large; remove large attachments or start a new session${said}`;
+      return `${from}: the request is too large${compressed(ctx)}; remove large attachments, run /compress, or start a new session (/new)${said}`;
+    case "images_unsupported":
+      return `${from}: ${ctx.model} does not accept images; send the request without them or switch to a model with vision${said}`;
     case "content_filter":
       return `${from}: the provider's content filter blocked the answer${said}`;
     case "bad_request":
@@ -54,6 +58,11 @@ export function failureText(failure: ModelFailure, ctx: FailureContext): string 
     default:
       return `${from}: the model call failed${tries}${said}`;
   }
+}
+
+function compressed(ctx: FailureContext): string {
+  const count = ctx.compressions ?? 0;
+  return count === 0 ? "" : ` even after compressing it${count > 1 ? ` ${count} times` : ""}`;
 }
 
 /** The server's own words: the message without the `<provider>: ` and `HTTP <status>: ` prefixes, shortened. */

@@ -37,7 +37,7 @@ export interface ToolProgressBase extends ToolEventBase {
 
 export interface ToolEndBase extends ToolEventBase {
   type: "tool_end";
-  /** What the model got. */
+  /** What the tool returned (secrets masked); a result too large for the model reaches it as a preview (result-budget.ts). */
   content: string;
   isError: boolean;
 }

@@ -8,7 +8,11 @@ import { failureText } from "./error-text.js";
 import type { EmitAgentEvent, StopReason } from "./events.js";
 import { iterationCeiling, refundsIteration } from "./iteration-budget.js";
 import { DEFAULT_MAX_RESPONSE_CHARS } from "./model-call.js";
-import { runModelStep, type ModelStepResult } from "./model-step.js";
+import { TurnModels, type FallbackCandidate } from "./fallback.js";
+import type { ModelStepResult } from "./model-step.js";
+import { runRecoveringStep, type ContextOverflowHandler, type TextOnlyMemory } from "./call-recovery.js";
+import { DEFAULT_TOOL_RESULT_LIMITS, ResultBudget, type SpillWriter, type ToolResultLimits } from "./result-budget.js";
+import { spillToolResult } from "../tools/result-spill.js";
 import { OutputBudget } from "./output-budget.js";
 import { retryPolicy, type RetryPolicy } from "./retry.js";
 import { sendableHistory } from "./sendable-history.js";
@@ -44,6 +48,12 @@ export interface TurnInput {
   keyHint?: string;
   /** Retry settings; `maxAttempts` comes from `agent.api_max_retries`. Defaults: DEFAULT_RETRY_POLICY. */
   retry?: Partial<RetryPolicy>;
+  /**
+   * Models tried in order when a call still fails after its retries on a provider-side error
+   * (`fallback_providers`; see `TurnModels` in fallback.ts), each resolved only when reached. The
+   * turn's later calls stay on a fallback that answered; the next turn starts on `provider` again.
+   */
+  fallbacks?: readonly FallbackCandidate[];
   /** Context for every tool call of the turn; `callId` and `signal` are filled in per call. */
   toolContext: Omit<ToolContext, "signal" | "callId">;
   signal: AbortSignal;
@@ -67,6 +77,28 @@ export interface TurnInput {
    * in here). Default: the history as is. The history itself is never changed by it.
    */
   prepareMessages?: (history: readonly ChatMessage[], signal: AbortSignal) => Promise<ChatMessage[]>;
+  /**
+   * Called when a model call was refused as too long (`context_overflow`, HTTP 413) and lowering
+   * the output cap cannot help: compresses the conversation (forced) and answers the messages to
+   * send instead; the call is then sent again, up to `MAX_OVERFLOW_COMPRESSIONS` (3) times (see
+   * call-recovery.ts). Without it such a failure ends the turn at once.
+   */
+  onContextOverflow?: ContextOverflowHandler;
+  /** Called with the model's window when a provider error stated it (to remember it). Must not throw. */
+  onContextLimit?: (tokens: number) => void;
+  /**
+   * Whether the model is known to refuse images, kept by the caller across turns: while true, image
+   * parts are sent as notes; `mark` is called when a call was refused for its images. Default: a
+   * refusal is remembered for the rest of this turn only.
+   */
+  textOnly?: TextOnlyMemory;
+  /**
+   * Tool results larger than this are spilled to a file and sent as head + tail + path (see
+   * result-budget.ts). Default: DEFAULT_TOOL_RESULT_LIMITS (100,000 per result, 200,000 per batch).
+   */
+  toolResultLimits?: ToolResultLimits;
+  /** Where spilled results are written. Default: the session's spill folder in temp (`spillToolResult`). */
+  spillWriter?: SpillWriter;
   /**
    * Guidance the user sent for the running turn (`/steer`), taken after each tool batch and
    * appended to the last tool result so the model sees it on its next call.
@@ -106,6 +138,11 @@ export const EMPTY_ANSWER_NUDGE =
  *   `max_tokens`: what arrived is stored with a note saying it was cut off, the user is told, no tool runs.
  * - Tool-call arguments that are not a JSON object are stored as the model sent them, but sent back to
  *   the provider as `{}` (`sendableHistory`); the call's error result says what was wrong.
+ * - A call refused as too long, or for its images, is sent again in a form that fits (a lower output cap,
+ *   the conversation compressed through `onContextOverflow`, images as notes; see call-recovery.ts); when
+ *   that cannot help, the failure says so and suggests /compress or a new session.
+ * - Tool results pass the result budget before they land in history (see result-budget.ts): the editor
+ *   is shown the whole result; the model may get a head, a tail and a file path instead.
  * - Cancellation (the signal) stops the stream at once, a retry wait at once, and tools between calls;
  *   text already streamed stays in history, and every tool call in history gets a result.
  */
@@ -114,8 +151,13 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
   const policy = retryPolicy(input.retry);
   const budget = new OutputBudget(input.maxTokens);
   const label = input.providerLabel ?? input.provider.id;
+  const main = { provider: input.provider, model: input.model, providerLabel: label, label: `${label}:${input.model}`, reasoningEffort: true };
+  const models = new TurnModels({ ...main, ...(input.keyHint ? { keyHint: input.keyHint } : {}) }, input.fallbacks, input.newMessageId);
   let usage: TokenUsage | undefined;
   let nudged = false;
+  let turnTextOnly = false;
+  const textOnly: TextOnlyMemory = input.textOnly ?? { known: () => turnTextOnly, mark: () => void (turnTextOnly = true) };
+  const spill: SpillWriter = input.spillWriter ?? ((callId, name, content) => spillToolResult(input.toolContext.state, callId, name, content));
   /** Messages sent with the next call only (the empty-answer nudge); never part of history. */
   let tail: ChatMessage[] = [];
   const append = (message: ChatMessage, outcome?: TypedToolOutcome): void => {
@@ -152,21 +194,31 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
           first = false;
         }
       : emit;
-    const step = await runModelStep({
-      provider: input.provider,
-      request: {
+    const callTail = tail;
+    const step = await runRecoveringStep(
+      {
+        provider: input.provider,
+        history,
+        messages: prepared,
         model: input.model,
-        messages: [{ role: "system", content: input.systemPrompt }, ...sendableHistory(prepared), ...tail],
-        ...(withTools && input.tools.names().length ? { tools: input.tools.schemas() } : {}),
-        ...(input.reasoningEffort ? { reasoningEffort: input.reasoningEffort } : {}),
+        request: (messages) => ({
+          model: input.model,
+          messages: [{ role: "system", content: input.systemPrompt }, ...sendableHistory(messages), ...callTail],
+          ...(withTools && input.tools.names().length ? { tools: input.tools.schemas() } : {}),
+          ...(input.reasoningEffort ? { reasoningEffort: input.reasoningEffort } : {}),
+        }),
+        onContextOverflow: input.onContextOverflow,
+        onContextLimit: input.onContextLimit,
+        textOnly,
+        messageId,
+        signal,
+        emit: stepEmit,
+        policy,
+        budget,
+        ...(input.maxResponseChars !== undefined ? { maxResponseChars: input.maxResponseChars } : {}),
       },
-      messageId,
-      signal,
-      emit: stepEmit,
-      policy,
-      budget,
-      ...(input.maxResponseChars !== undefined ? { maxResponseChars: input.maxResponseChars } : {}),
-    });
+      (stepInput) => models.step(stepInput),
+    );
     tail = [];
     usage = addUsage(usage, step.usage);
     emit({ type: "message_end", messageId });
@@ -176,12 +228,14 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
       if (step.text || step.reasoning) append(assistantMessage(step, [], outcome.kind === "aborted" ? "cancelled" : "error"));
       if (outcome.kind === "aborted") return finish("cancelled");
       log.warn(`model call failed (${outcome.errorKind}): ${outcome.message}`);
+      const by = step.answeredBy;
       const text = failureText(outcome, {
-        providerLabel: label,
-        providerId: input.provider.id,
-        model: input.model,
+        providerLabel: by.providerLabel,
+        providerId: by.provider.id,
+        model: by.model,
         attempts: step.attempts,
-        ...(input.keyHint ? { keyHint: input.keyHint } : {}),
+        compressions: step.compressions,
+        ...(by.keyHint ? { keyHint: by.keyHint } : {}),
       });
       notice(`${step.text ? "\n\n" : ""}Error: ${text}`);
       return finish(outcome.errorKind === "content_filter" ? "refusal" : "end_turn");
@@ -223,9 +277,17 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     const recovered = truncated.size === 0 || budget.recover(step.usage?.outputTokens);
     append(assistantMessage(step, toolCalls, finishReason));
     const lastCall = calls.at(-1);
+    const resultBudget = new ResultBudget(input.toolResultLimits ?? DEFAULT_TOOL_RESULT_LIMITS, spill);
     await runToolCalls(
       calls,
-      { tools: input.tools, context: { ...input.toolContext, signal }, emit, ...(input.toolGate ? { gate: input.toolGate } : {}), truncated },
+      {
+        tools: input.tools,
+        context: { ...input.toolContext, signal },
+        emit,
+        ...(input.toolGate ? { gate: input.toolGate } : {}),
+        truncated,
+        fitContents: (group) => resultBudget.fit(group.map(({ prepared, result }) => ({ callId: prepared.callId, name: prepared.name, content: result.content }))),
+      },
       (call, result) => {
         // Steering joins the batch's last result before it is stored, so a reload keeps it too.
         const last = call === lastCall && !signal.aborted;

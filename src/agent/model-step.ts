@@ -14,8 +14,10 @@
  * A retry wait longer than `RETRY_NOTICE_MIN_MS` is announced before it starts, as a thought
  * (`reasoning_delta` under the step's message id) naming the wait, the reason and the attempt; the
  * thought is not part of the stored reasoning. A response stopped by the size cap (`capped`) ends the
- * step at once: it is neither continued nor retried.
+ * step at once: it is neither continued nor retried; so does a spent quota or credit (`isQuotaError`),
+ * which no backoff cures (the fallback chain may).
  */
+import { isQuotaError } from "../llm/credential-pool.js";
 import type { ChatMessage, ModelRequest, Provider, ProviderErrorKind, TokenUsage } from "../llm/types.js";
 import { log } from "../shared/logger.js";
 import type { EmitAgentEvent } from "./events.js";
@@ -42,6 +44,11 @@ export interface ModelStepInput {
   budget: OutputBudget;
   /** Size cap of one response (`model.max_response_chars`). Default: DEFAULT_MAX_RESPONSE_CHARS. */
   maxResponseChars?: number;
+  /**
+   * Visible text of this message already shown by an earlier step (another model that failed
+   * mid-answer): the first call resumes from it (RESUME_NOTE) and the result's `text` starts with it.
+   */
+  resumeFrom?: string;
 }
 
 /** Retry waits longer than this are shown to the user. */
@@ -59,10 +66,10 @@ export interface ModelStepResult extends ModelCallResult {
  */
 export async function runModelStep(input: ModelStepInput): Promise<ModelStepResult> {
   const { policy, budget, signal } = input;
-  let text = "";
+  let text = input.resumeFrom ?? "";
   let reasoning = "";
   let usage: TokenUsage | undefined;
-  let tail: ChatMessage[] = [];
+  let tail: ChatMessage[] = text ? continuation(text, RESUME_NOTE) : [];
   let attempts = 0;
   const result = (call: ModelCallResult, outcome: ModelCallOutcome): ModelStepResult => ({
     text,
@@ -102,7 +109,8 @@ export async function runModelStep(input: ModelStepInput): Promise<ModelStepResu
       }
       return result(call, outcome);
     }
-    if (outcome.kind === "aborted" || !isRetryable(outcome.errorKind) || attempts >= policy.maxAttempts) {
+    // A spent quota or credit (429 "insufficient_quota", 402) does not come back within a backoff.
+    if (outcome.kind === "aborted" || !isRetryable(outcome.errorKind) || isQuotaError(outcome) || attempts >= policy.maxAttempts) {
       return result(call, outcome);
     }
     const delay = backoffDelayMs(attempts, outcome.retryAfterMs, policy);

@@ -13,14 +13,27 @@ export const MAX_BOOSTED_OUTPUT_TOKENS = 32_768;
 export class OutputBudget {
   private recoveries = 0;
   private base: number | undefined;
+  /** Set by `lower`: no call of the turn asks for more (the prompt only grows within a turn). */
+  private ceiling: number | undefined;
 
   /** `configured`: `model.max_tokens`, when set. */
   constructor(private readonly configured: number | undefined) {}
 
   /** The cap to send on the next call; undefined leaves it to the server (until a truncation). */
   get maxTokens(): number | undefined {
-    if (this.recoveries === 0 || this.base === undefined) return this.configured;
-    return Math.max(this.base, Math.min(this.base * 2 ** this.recoveries, MAX_BOOSTED_OUTPUT_TOKENS));
+    const wanted = this.recoveries === 0 || this.base === undefined ? this.configured : Math.max(this.base, Math.min(this.base * 2 ** this.recoveries, MAX_BOOSTED_OUTPUT_TOKENS));
+    if (this.ceiling === undefined) return wanted;
+    return wanted === undefined ? this.ceiling : Math.min(wanted, this.ceiling);
+  }
+
+  /**
+   * Caps every later call of the turn at `tokens` (at most; an earlier lower ceiling stays): the
+   * provider said prompt + output cap exceed the window while the prompt alone fits. Length
+   * recoveries still count, but never raise the cap past it.
+   */
+  lower(tokens: number): void {
+    const cap = Math.max(1, Math.floor(tokens));
+    this.ceiling = this.ceiling === undefined ? cap : Math.min(this.ceiling, cap);
   }
 
   /** Whether another truncation may still be recovered from this turn. */

@@ -65,6 +65,12 @@ export interface ToolBatchInput {
   gate?: ToolGate;
   /** Ids of calls cut off by the output cap: reported with an error result, never run. */
   truncated?: ReadonlySet<string>;
+  /**
+   * The texts the model is to be sent for a group of results that ran together (in the group's
+   * order), applied before the group is delivered: the result budget (see result-budget.ts). Must
+   * not reject. The `tool_end` events have already carried the results as the tools returned them.
+   */
+  fitContents?: (group: readonly { prepared: PreparedToolCall; result: ToolResult }[]) => Promise<string[]>;
 }
 
 /**
@@ -73,7 +79,8 @@ export interface ToolBatchInput {
  * unknown) call runs alone, in order. A call with the same `dedupKey` as an earlier one of the
  * message (same name, same arguments up to key order and spacing) is not run again: it gets the
  * earlier call's result. After a cancel (the context's signal) the remaining calls get a
- * "cancelled" result without running. Never throws.
+ * "cancelled" result without running. Each group of calls that ran together is delivered once all
+ * of it finished, after `fitContents` (when given) chose what the model is sent. Never throws.
  */
 export async function runToolCalls(
   calls: readonly PreparedToolCall[],
@@ -96,8 +103,13 @@ export async function runToolCalls(
     return first;
   };
   for (const batch of batches(calls)) {
-    const results = await Promise.all(batch.map(run));
-    batch.forEach((prepared, index) => deliver(prepared, results[index] ?? { content: CANCELLED_TOOL_RESULT, isError: true }));
+    const results = (await Promise.all(batch.map(run))).map((result) => result ?? { content: CANCELLED_TOOL_RESULT, isError: true });
+    const contents = input.fitContents ? await input.fitContents(batch.map((prepared, index) => ({ prepared, result: results[index] as ToolResult }))) : undefined;
+    batch.forEach((prepared, index) => {
+      const result = results[index] as ToolResult;
+      const content = contents?.[index];
+      deliver(prepared, content === undefined || content === result.content ? result : { ...result, content });
+    });
   }
 }
 

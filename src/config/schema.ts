@@ -169,13 +169,14 @@ const providerEntry = z.looseObject({
   api_mode: z.string().min(1).optional(),
 });
 
-/** One `auxiliary.<task>` entry: which model does the side task (Hermes' keys). */
+/** One `auxiliary.<task>` entry: which model does the side task (Hermes' keys); `enabled: false` turns the task off where it can be. */
 const auxiliaryTask = z.looseObject({
   provider: z.string().min(1).default("auto"),
   model: z.string().min(1).optional(),
   base_url: z.string().min(1).optional(),
   api_key: z.string().min(1).optional(),
   api_mode: z.string().min(1).optional(),
+  enabled: z.preprocess(capabilityFlag, z.boolean().optional()),
 });
 
 /** One `custom_providers:` entry (Hermes' legacy list form of `providers:`): the same keys plus its `name`. */
@@ -239,8 +240,10 @@ export const configSchema = z.looseObject({
         web_extract: orAbsent(auxiliaryTask.optional()),
         /** Context-compression summaries. */
         compression: orAbsent(auxiliaryTask.optional()),
-        /** Generated session titles. */
+        /** Generated session titles (`enabled: false`: titles stay derived from the first prompt). */
         title: orAbsent(auxiliaryTask.optional()),
+        /** Hermes' name for `title` (read when `title` is absent); `model_upgrade_enabled: false` also keeps derived titles. */
+        title_generation: orAbsent(auxiliaryTask.extend({ model_upgrade_enabled: z.preprocess(capabilityFlag, z.boolean().optional()) }).optional()),
         /** The smart-approval guardian (`approvals.mode: smart`). */
         approval: orAbsent(auxiliaryTask.optional()),
       })

@@ -74,4 +74,41 @@ describe("toAnthropicTools", () => {
       { name: "t", description: "d", input_schema: { properties: {}, type: "object" } },
     ]);
   });
+
+  it("opens an assistant turn with its signed thinking blocks, verbatim and in order, and sends no unsigned or other-provider reasoning", () => {
+    const call = { id: "toolu_1", type: "function" as const, function: { name: "todo", arguments: "{}" } };
+    const { messages } = toAnthropicConversation([
+      { role: "user", content: "go" },
+      {
+        role: "assistant",
+        content: "Working.",
+        reasoning: "shown thoughts",
+        reasoning_details: [
+          { type: "thinking", thinking: "step one", signature: "sig-1" },
+          { type: "redacted_thinking", data: "opaque" },
+          { type: "thinking", thinking: "unsigned", signature: "" },
+        ],
+        tool_calls: [call],
+      },
+      { role: "tool", tool_call_id: "toolu_1", content: "ok" },
+      // another provider's answer: reasoning text, no signed blocks
+      { role: "assistant", content: "All done.", reasoning: "openai thoughts" },
+      { role: "user", content: "thanks" },
+      // thinking alone (cut while thinking) sends nothing
+      { role: "assistant", content: null, reasoning_details: [{ type: "thinking", thinking: "cut", signature: "sig-2" }] },
+      { role: "user", content: "again" },
+    ]);
+    expect(messages[1]).toEqual({
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "step one", signature: "sig-1" },
+        { type: "redacted_thinking", data: "opaque" },
+        { type: "text", text: "Working." },
+        { type: "tool_use", id: "toolu_1", name: "todo", input: {} },
+      ],
+    });
+    expect(messages[3]).toEqual({ role: "assistant", content: [{ type: "text", text: "All done." }] });
+    expect(messages).toHaveLength(5);
+    expect(JSON.stringify(messages)).not.toContain("sig-2");
+  });
 });

@@ -6,12 +6,14 @@ import type {
   ContentBlockParam,
   ImageBlockParam,
   MessageParam,
+  RedactedThinkingBlockParam,
   TextBlockParam,
+  ThinkingBlockParam,
   Tool,
   ToolResultBlockParam,
   ToolUseBlockParam,
 } from "@anthropic-ai/sdk/resources/messages";
-import type { ChatMessage, ToolSchema, UserContentPart } from "./types.js";
+import type { ChatMessage, ReasoningDetail, ToolSchema, UserContentPart } from "./types.js";
 
 export interface AnthropicConversation {
   /** Every system message's text, in order; empty when there is none. */
@@ -43,7 +45,11 @@ const IMAGE_TYPES: Readonly<Record<string, ImageMediaType>> = {
  * merged into one turn (so consecutive tool results share a user turn, with the results first),
  * blank text is dropped, `image_url` parts become image blocks (data URLs inline, http(s) URLs by
  * reference). A conversation opening with the assistant gets a placeholder user turn first.
- * Reasoning is not sent back (no thinking signatures are kept).
+ * An assistant's `reasoning_details` (Anthropic thinking blocks) open its content, verbatim and in
+ * order, as the API requires while tool use continues (it ignores those it no longer needs); a
+ * thinking block without a signature is left out (the API would refuse it), and so is the plain
+ * `reasoning` text, which other providers leave unsigned; thinking with neither text nor tool
+ * calls after it is not sent.
  */
 export function toAnthropicConversation(history: readonly ChatMessage[]): AnthropicConversation {
   const system: TextBlockParam[] = [];
@@ -146,6 +152,22 @@ function assistantBlocks(message: Extract<ChatMessage, { role: "assistant" }>): 
   for (const call of message.tool_calls ?? []) {
     const use: ToolUseBlockParam = { type: "tool_use", id: toolId(call.id), name: call.function.name, input: parseInput(call.function.arguments) };
     blocks.push(use);
+  }
+  // Thinking alone (an answer cut while it thought) opens nothing: the turn is left out as before.
+  return blocks.length > 0 ? [...thinkingBlocks(message.reasoning_details), ...blocks] : [];
+}
+
+/** Stored thinking blocks as the API returned them: signed thinking and redacted thinking, in order; anything else is left out. */
+function thinkingBlocks(details: readonly ReasoningDetail[] | undefined): Block[] {
+  const blocks: Block[] = [];
+  for (const detail of details ?? []) {
+    if (detail.type === "thinking" && typeof detail.signature === "string" && detail.signature !== "" && typeof detail.thinking === "string") {
+      const block: ThinkingBlockParam = { type: "thinking", thinking: detail.thinking, signature: detail.signature };
+      blocks.push(block);
+    } else if (detail.type === "redacted_thinking" && typeof detail.data === "string" && detail.data !== "") {
+      const block: RedactedThinkingBlockParam = { type: "redacted_thinking", data: detail.data };
+      blocks.push(block);
+    }
   }
   return blocks;
 }

@@ -6,9 +6,10 @@ import { randomUUID } from "node:crypto";
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import { errorMessage } from "../shared/errors.js";
 import { addCacheBreakpoints, toAnthropicConversation, toAnthropicTools } from "./anthropic-messages.js";
+import { thinkingParams } from "./anthropic-thinking.js";
 import { abortedEvent, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, GuardedStream, sdkTimeoutMs } from "./guarded-stream.js";
 import { classifySdkError, CONTEXT_OVERFLOW, redactor } from "./provider-errors.js";
-import type { FinishReason, ModelRequest, Provider, ProviderErrorKind, ProviderEvent, TokenUsage } from "./types.js";
+import type { FinishReason, ModelRequest, Provider, ProviderErrorKind, ProviderEvent, ReasoningDetail, TokenUsage } from "./types.js";
 
 type AnthropicModule = typeof import("@anthropic-ai/sdk");
 type AnthropicClient = InstanceType<AnthropicModule["Anthropic"]>;
@@ -50,10 +51,12 @@ export function defaultMaxTokens(model: string): number {
  * Creates a Messages API provider. The client is created once, on the first `stream` call, with the
  * SDK's own retries, logging and telemetry off (the agent loop owns retries; stdout stays ACP's).
  * `stream` follows the `Provider` contract: it never throws; it ends with exactly one `done` or
- * `error` event; text and thinking deltas stream as they arrive; each `tool_use` block is announced
- * by `tool_call_start` and its `input_json` fragments by `tool_call_delta`; after the model stops,
- * `tool_call_end` for every call in order, then `usage`, then `done`. Abort ends it promptly with
- * an `aborted` error.
+ * `error` event; text and thinking deltas stream as they arrive; each thinking or redacted-thinking
+ * block, once complete (`content_block_stop`) and signed, is told by one `reasoning_detail` event
+ * to keep with the answer (an unsigned one is not: the API would refuse it back); each `tool_use`
+ * block is announced by `tool_call_start` and its `input_json` fragments by `tool_call_delta`;
+ * after the model stops, `tool_call_end` for every call in order, then `usage`, then `done`.
+ * Abort ends it promptly with an `aborted` error.
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
   let loading: Promise<Loaded> | undefined;
@@ -89,18 +92,24 @@ function createClient(mod: AnthropicModule, options: AnthropicProviderOptions): 
 }
 
 /**
- * The request body: system and history converted, cache breakpoints placed, tools when any.
- * `temperature` is not sent: the Messages API version this SDK speaks has no such parameter.
+ * The request body: system and history converted (thinking blocks included, see
+ * `toAnthropicConversation`), cache breakpoints placed, tools when any, and extended thinking for
+ * the request's reasoning effort (see `thinkingParams`, which may raise `max_tokens`).
+ * `temperature` is not sent: the Messages API version this SDK speaks has no such parameter, and
+ * thinking would refuse one.
  */
 export function toMessagesRequest(request: ModelRequest, promptCaching = true): MessageCreateParamsStreaming {
   const conversation = toAnthropicConversation(request.messages);
   if (promptCaching) addCacheBreakpoints(conversation);
+  const { max_tokens, thinking, output_config } = thinkingParams(request, request.maxTokens ?? defaultMaxTokens(request.model), conversation.messages);
   const body: MessageCreateParamsStreaming = {
     model: request.model,
-    max_tokens: request.maxTokens ?? defaultMaxTokens(request.model),
+    max_tokens,
     messages: conversation.messages,
     stream: true,
   };
+  if (thinking) body.thinking = thinking;
+  if (output_config) body.output_config = output_config;
   if (conversation.system.length > 0) body.system = conversation.system;
   if (request.tools && request.tools.length > 0) body.tools = toAnthropicTools(request.tools);
   return body;
@@ -139,6 +148,8 @@ async function* streamMessages(
     idleMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
   });
   const tools = new Map<number, ToolBlock>();
+  /** Thinking blocks still streaming, by content index; each is told whole at its `content_block_stop`. */
+  const thinking = new Map<number, ReasoningDetail>();
   const usage = new UsageTotals();
   let stopReason: string | undefined;
   let failure: ErrorEvent | undefined;
@@ -154,7 +165,10 @@ async function* streamMessages(
         case "content_block_start": {
           const block = event.content_block;
           if (block.type === "text" && block.text) yield { type: "text_delta", text: block.text };
-          else if (block.type === "thinking" && block.thinking) yield { type: "reasoning_delta", text: block.thinking };
+          else if (block.type === "thinking") {
+            thinking.set(event.index, { type: "thinking", thinking: block.thinking ?? "", signature: block.signature ?? "" });
+            if (block.thinking) yield { type: "reasoning_delta", text: block.thinking };
+          } else if (block.type === "redacted_thinking") thinking.set(event.index, { type: "redacted_thinking", data: block.data ?? "" });
           else if (block.type === "tool_use") {
             const call: ToolBlock = { index: tools.size, id: block.id || `toolu_${randomUUID().replace(/-/g, "").slice(0, 24)}`, name: block.name, arguments: "", initial: block.input };
             tools.set(event.index, call);
@@ -165,14 +179,26 @@ async function* streamMessages(
         case "content_block_delta": {
           const delta = event.delta;
           if (delta.type === "text_delta" && delta.text) yield { type: "text_delta", text: delta.text };
-          else if (delta.type === "thinking_delta" && delta.thinking) yield { type: "reasoning_delta", text: delta.thinking };
-          else if (delta.type === "input_json_delta" && delta.partial_json) {
+          else if (delta.type === "thinking_delta" && delta.thinking) {
+            const block = thinking.get(event.index);
+            if (block?.type === "thinking") block.thinking += delta.thinking;
+            yield { type: "reasoning_delta", text: delta.thinking };
+          } else if (delta.type === "signature_delta" && delta.signature) {
+            const block = thinking.get(event.index);
+            if (block?.type === "thinking") block.signature += delta.signature;
+          } else if (delta.type === "input_json_delta" && delta.partial_json) {
             const call = tools.get(event.index);
             if (call) {
               call.arguments += delta.partial_json;
               yield { type: "tool_call_delta", index: call.index, argumentsDelta: delta.partial_json };
             }
           }
+          break;
+        }
+        case "content_block_stop": {
+          const block = thinking.get(event.index);
+          thinking.delete(event.index);
+          if (block && isSendable(block)) yield { type: "reasoning_detail", detail: block };
           break;
         }
         case "message_delta":
@@ -197,6 +223,11 @@ async function* streamMessages(
   const total = usage.result();
   if (total) yield { type: "usage", usage: total };
   yield { type: "done", finishReason: toFinishReason(stopReason ?? "end_turn", tools.size > 0) };
+}
+
+/** A thinking block the API will take back: signed thinking (the signature proves it), redacted thinking with its data. */
+function isSendable(block: ReasoningDetail): boolean {
+  return block.type === "thinking" ? block.signature !== "" : block.data !== "";
 }
 
 function finalArguments(call: ToolBlock): string {

@@ -119,15 +119,18 @@ export class ModelCatalog {
 
   /**
    * The endpoint's live list: from the cache, else fetched once (concurrent callers share the
-   * fetch). Undefined when the fetch failed (an HTTP error, unreadable JSON, the timeout); a failure
-   * is remembered for `retryFailedAfterMs`.
+   * fetch). Undefined when the fetch failed (an HTTP error, unreadable JSON, the timeout) or the
+   * endpoint is known not to list models (`listsModels: false`); a failure is remembered for
+   * `retryFailedAfterMs` unless `retryFailed` (a session waiting for its model asks again at once).
    */
-  liveModels(endpoint: ProviderEndpoint): Promise<LiveModel[] | undefined> {
+  liveModels(endpoint: ProviderEndpoint, options: { retryFailed?: boolean } = {}): Promise<LiveModel[] | undefined> {
+    if (endpoint.listsModels === false) return Promise.resolve(undefined);
     const key = cacheKey(endpoint);
     const slot = this.cache.get(key);
     if (slot?.models) return Promise.resolve(slot.models);
     if (slot?.pending) return slot.pending;
-    if (slot?.failedAt !== undefined && this.now() - slot.failedAt < this.retryFailedAfterMs) return Promise.resolve(undefined);
+    const remembered = slot?.failedAt !== undefined && this.now() - slot.failedAt < this.retryFailedAfterMs;
+    if (remembered && !options.retryFailed) return Promise.resolve(undefined);
     const pending = fetchModelList(endpoint, this.fetchImpl, this.timeoutMs).then(
       (models) => {
         this.cache.set(key, { models });

@@ -3,23 +3,15 @@
  * variable conventionally holds its key, and which wire API it speaks; and reading those keys
  * from the environment. Pure; never throws.
  */
+import { presetForHost, PROVIDER_PRESETS } from "./presets.js";
 import type { ApiMode } from "./types.js";
 
-export const OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1";
-export const OPENAI_BASE_URL = "https://api.openai.com/v1";
-/** The Anthropic SDK's own convention: no `/v1` (it appends `/v1/messages`). */
-export const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
-/** Nous Portal's OpenAI-compatible inference API. */
-export const NOUS_BASE_URL = "https://inference-api.nousresearch.com/v1";
-export const OLLAMA_BASE_URL = "http://localhost:11434/v1";
+export { ANTHROPIC_BASE_URL, NOUS_BASE_URL, OLLAMA_BASE_URL, OPENAI_BASE_URL, OPENROUTER_BASE_URL } from "./presets.js";
 
-/** Environment variables holding each built-in provider's key, in the order they are tried. */
-export const KEY_VARIABLES: Readonly<Record<string, readonly string[]>> = {
-  openrouter: ["OPENROUTER_API_KEY"],
-  openai: ["OPENAI_API_KEY"],
-  anthropic: ["ANTHROPIC_API_KEY", "ANTHROPIC_TOKEN"],
-  nous: ["NOUS_API_KEY"],
-};
+/** Environment variables holding each preset provider's key, in the order they are tried. */
+export const KEY_VARIABLES: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  PROVIDER_PRESETS.map((preset) => [preset.id, preset.keyVariables]),
+);
 
 /** The hostname of `url`, lower case, without IPv6 brackets; "" when it does not parse. */
 export function hostOf(url: string): string {
@@ -32,7 +24,7 @@ export function hostOf(url: string): string {
 
 /** The built-in provider a host belongs to (`openai`, `openrouter`, `anthropic`, `nous`), else `custom`. */
 export function providerForHost(host: string): string {
-  if (host === "api.openai.com") return "openai";
+  if (isOfficialOpenAiHost(host)) return "openai";
   if (host === "openrouter.ai" || host.endsWith(".openrouter.ai")) return "openrouter";
   if (host === "api.anthropic.com") return "anthropic";
   if (host === "nousresearch.com" || host.endsWith(".nousresearch.com")) return "nous";
@@ -55,20 +47,23 @@ export function vendorKeyName(host: string): string | undefined {
 
 /**
  * The variables that may hold the key for an endpoint on `host`: the built-in provider's own
- * (`OPENAI_API_KEY` only for api.openai.com, `OPENROUTER_API_KEY` only for openrouter.ai, …), else
- * the vendor variable derived from the host. Empty for IP addresses and single-label hosts.
+ * (`OPENAI_API_KEY` only for api.openai.com, `OPENROUTER_API_KEY` only for openrouter.ai, …), then
+ * a preset's on its default host (`XAI_API_KEY` on api.x.ai, `GOOGLE_API_KEY` / `GEMINI_API_KEY` on
+ * generativelanguage.googleapis.com), else the vendor variable derived from the host. Empty for IP
+ * addresses and single-label hosts.
  */
 export function hostKeyVariables(host: string): readonly string[] {
-  const known = KEY_VARIABLES[providerForHost(host)];
+  const known = KEY_VARIABLES[providerForHost(host)] ?? presetForHost(host)?.keyVariables;
   if (known) return known;
   const vendor = vendorKeyName(host);
   return vendor ? [vendor] : [];
 }
 
 /**
- * The wire API an endpoint speaks, as Hermes detects it: `anthropic_messages` for
- * api.anthropic.com, a path ending in `/anthropic` or `/anthropic/v1`, and api.kimi.com/coding;
- * `chat_completions` otherwise.
+ * The wire API an endpoint speaks whatever the model, as Hermes detects it: `responses` for
+ * api.x.ai; `anthropic_messages` for api.anthropic.com, a path ending in `/anthropic` or
+ * `/anthropic/v1`, and api.kimi.com/coding; `chat_completions` otherwise (see `apiModeFor` for the
+ * model-dependent rule on OpenAI's own hosts).
  */
 export function apiModeForUrl(baseUrl: string): ApiMode {
   let url: URL;
@@ -79,13 +74,41 @@ export function apiModeForUrl(baseUrl: string): ApiMode {
   }
   const host = url.hostname.toLowerCase();
   const path = url.pathname.replace(/\/+$/, "").toLowerCase();
+  if (host === "api.x.ai") return "responses";
   if (host === "api.anthropic.com") return "anthropic_messages";
   if (/\/anthropic(\/v1)?$/.test(path)) return "anthropic_messages";
   if (host === "api.kimi.com" && (path === "/coding" || path.startsWith("/coding/"))) return "anthropic_messages";
   return "chat_completions";
 }
 
-/** `chat_completions` / `anthropic_messages` when `value` names one of them (any case), else undefined. */
+/** OpenAI's own API hosts: api.openai.com and its data-residency hosts (us., eu.). */
+export function isOfficialOpenAiHost(host: string): boolean {
+  return host === "api.openai.com" || /^[a-z]{2}\.api\.openai\.com$/.test(host);
+}
+
+/**
+ * Whether `model` needs OpenAI's Responses API on OpenAI's own hosts: the GPT-5 family (codex
+ * included; Hermes' `_model_requires_responses_api`), codex models, and the o1 / o3 / o4 reasoning
+ * models (not o1-mini / o1-preview). A vendor prefix (`openai/gpt-5`) is ignored.
+ */
+export function modelNeedsResponses(model: string): boolean {
+  const name = (model.trim().toLowerCase().split("/").pop() ?? "").trim();
+  if (name.startsWith("gpt-5") || name.includes("codex")) return true;
+  // o1-mini / o1-preview predate the Responses API's reasoning items and still answer chat completions.
+  return /^o[134](-|$)/.test(name) && !/^o1-(mini|preview)/.test(name);
+}
+
+/**
+ * The wire API for `model` at `baseUrl` when config names none: `apiModeForUrl`, except that on
+ * OpenAI's own hosts a model that needs it (`modelNeedsResponses`) gets `responses`.
+ */
+export function apiModeFor(baseUrl: string, model: string): ApiMode {
+  const byUrl = apiModeForUrl(baseUrl);
+  if (byUrl === "chat_completions" && isOfficialOpenAiHost(hostOf(baseUrl)) && modelNeedsResponses(model)) return "responses";
+  return byUrl;
+}
+
+/** `chat_completions` / `responses` (also Hermes' `codex_responses`) / `anthropic_messages` when `value` names one (any case), else undefined. */
 export function explicitApiMode(value: unknown): ApiMode | undefined {
   const mode = typeof value === "string" ? value.trim().toLowerCase() : "";
   if (mode === "responses" || mode === "codex_responses") return "responses";

@@ -167,6 +167,8 @@ function toWireRequest(request: ModelRequest, openRouter: boolean): ChatCompleti
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.reasoningEffort) Object.assign(body, reasoningFields(request.reasoningEffort, openRouter));
+  // OpenRouter's usage accounting: the final chunk's usage carries `cost`
+  if (openRouter) Object.assign(body, { usage: { include: true } });
   return body;
 }
 
@@ -201,6 +203,9 @@ function toUsage(usage: NonNullable<ChatCompletionChunk["usage"]>): TokenUsage {
   const cached = usage.prompt_tokens_details?.cached_tokens;
   if (typeof reasoning === "number") result.reasoningTokens = reasoning;
   if (typeof cached === "number") result.cachedTokens = cached;
+  // OpenRouter (and some gateways) report what the call cost, in USD credits
+  const cost = (usage as { cost?: unknown }).cost;
+  if (typeof cost === "number" && Number.isFinite(cost) && cost >= 0) result.costUsd = cost;
   return result;
 }
 

@@ -3,23 +3,26 @@
  * maps the same failure to the same `ProviderErrorKind`. Pure; never throws.
  */
 import { errorMessage } from "../shared/errors.js";
+import { CONTEXT_OVERFLOW, IMAGES_UNSUPPORTED } from "./error-wording.js";
 import type { ProviderErrorKind, ProviderEvent } from "./types.js";
+
+export { CONTEXT_OVERFLOW, IMAGES_UNSUPPORTED } from "./error-wording.js";
 
 type ErrorEvent = Extract<ProviderEvent, { type: "error" }>;
 
-/** Server wording that means "the prompt does not fit the model's context window". */
-export const CONTEXT_OVERFLOW =
-  /context[ _-]?(length|window)|maximum context|too many tokens|prompt is too long|input is too long|exceeds? the (model'?s? )?(maximum|max|limit)|token limit|reduce the length/i;
-
-/** The kind of an HTTP failure from its status and the server's message. */
+/**
+ * The kind of an HTTP failure from its status and the server's message. A 4xx (or status-less)
+ * error saying the model takes no images is `images_unsupported` (checked before the context
+ * wordings: "image input exceeds the context" is rare, a text-only model's refusal is not).
+ */
 export function kindForStatus(status: number | undefined, serverMessage: string): ProviderErrorKind {
   if (status === 401 || status === 403) return "auth";
   if (status === 408) return "timeout";
   if (status === 413) return "payload_too_large";
   if (status === 429) return "rate_limit";
-  if (CONTEXT_OVERFLOW.test(serverMessage) && (status === undefined || (status >= 400 && status < 500))) {
-    return "context_overflow";
-  }
+  const clientSide = status === undefined || (status >= 400 && status < 500);
+  if (clientSide && IMAGES_UNSUPPORTED.test(serverMessage)) return "images_unsupported";
+  if (clientSide && CONTEXT_OVERFLOW.test(serverMessage)) return "context_overflow";
   if (status === undefined || status >= 500) return "server";
   if (status >= 400) return "bad_request";
   return "unknown";

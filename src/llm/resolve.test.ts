@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { configSchema, type HermesConfig } from "../config/schema.js";
 import { HermesError } from "../shared/errors.js";
-import { configuredEndpoints, detectProvider, NO_KEY, resolveProvider, vendorKeyName } from "./resolve.js";
+import { configuredEndpoints, detectProvider, NO_KEY, resolveProvider, resolveProviderOrDiscovery, vendorKeyName } from "./resolve.js";
 
 const config = (raw: Record<string, unknown> = {}): HermesConfig => configSchema.parse(raw);
 const HOME = "/tmp/hermes-home-for-messages";
@@ -224,7 +224,7 @@ describe("resolveProvider: Anthropic, Nous and api_mode", () => {
     expect(resolveProvider(config({ model: { base_url: "https://api.minimax.io/anthropic", default: "m" } }), env, HOME)).toMatchObject({ apiMode: "anthropic_messages", apiKey: "mm" });
     expect(resolveProvider(config({ model: { base_url: "https://proxy.example.com/anthropic/v1/", default: "m" } }), env, HOME).apiMode).toBe("anthropic_messages");
     expect(resolveProvider(config({ model: { base_url: "http://127.0.0.1:9/v1", api_mode: "anthropic_messages", default: "m" } }), env, HOME).apiMode).toBe("anthropic_messages");
-    expect(resolveProvider(config({ model: { base_url: "http://127.0.0.1:9/v1", api_mode: "codex_responses", default: "m" } }), env, HOME).apiMode).toBe("chat_completions");
+    expect(resolveProvider(config({ model: { base_url: "http://127.0.0.1:9/v1", api_mode: "codex_responses", default: "m" } }), env, HOME).apiMode).toBe("responses");
     const providers = { mm: { base_url: "http://127.0.0.1:9", api_mode: "anthropic_messages", model: "MiniMax-M2" }, plain: { base_url: "https://x.example.com/anthropic" } };
     expect(resolveProvider(config({ model: { provider: "mm" }, providers }), {}, HOME)).toMatchObject({ apiMode: "anthropic_messages", model: "MiniMax-M2" });
     expect(resolveProvider(config({ model: { provider: "plain", default: "m" }, providers }), {}, HOME).apiMode).toBe("anthropic_messages");
@@ -278,5 +278,188 @@ describe("configuredEndpoints", () => {
   it("is empty when nothing is configured, and leaves out entries it cannot resolve", () => {
     expect(configuredEndpoints(config(), {})).toEqual([]);
     expect(configuredEndpoints(config({ providers: { bad: { base_url: "not a url" } } }), {})).toEqual([]);
+  });
+});
+
+describe("resolveProvider: Hermes' provider presets", () => {
+  it.each([
+    ["gemini", { GEMINI_API_KEY: "g-2" }, "https://generativelanguage.googleapis.com/v1beta/openai", "g-2", "chat_completions"],
+    ["google", { GOOGLE_API_KEY: "g-1", GEMINI_API_KEY: "g-2" }, "https://generativelanguage.googleapis.com/v1beta/openai", "g-1", "chat_completions"],
+    ["deepseek", { DEEPSEEK_API_KEY: "ds" }, "https://api.deepseek.com/v1", "ds", "chat_completions"],
+    ["grok", { XAI_API_KEY: "xk" }, "https://api.x.ai/v1", "xk", "responses"],
+    ["moonshot", { KIMI_API_KEY: "sk-legacy" }, "https://api.moonshot.ai/v1", "sk-legacy", "chat_completions"],
+    ["kimi-coding-cn", { KIMI_CN_API_KEY: "kc" }, "https://api.moonshot.cn/v1", "kc", "chat_completions"],
+    ["glm", { ZAI_API_KEY: "z2", Z_AI_API_KEY: "z3" }, "https://api.z.ai/api/paas/v4", "z2", "chat_completions"],
+    ["minimax", { MINIMAX_API_KEY: "mm" }, "https://api.minimax.io/anthropic", "mm", "anthropic_messages"],
+    ["minimax-cn", { MINIMAX_CN_API_KEY: "mc" }, "https://api.minimaxi.com/anthropic", "mc", "anthropic_messages"],
+    ["dashscope", { DASHSCOPE_API_KEY: "qw" }, "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", "qw", "chat_completions"],
+    ["mistral", { MISTRAL_API_KEY: "mk-123" }, "https://api.mistral.ai/v1", "mk-123", "chat_completions"],
+    ["groq", { GROQ_API_KEY: "gq" }, "https://api.groq.com/openai/v1", "gq", "chat_completions"],
+    ["together", { TOGETHER_API_KEY: "tg" }, "https://api.together.xyz/v1", "tg", "chat_completions"],
+    ["fireworks", { FIREWORKS_API_KEY: "fw" }, "https://api.fireworks.ai/inference/v1", "fw", "chat_completions"],
+    ["hf", { HF_TOKEN: "hf_x" }, "https://router.huggingface.co/v1", "hf_x", "chat_completions"],
+  ])("model.provider: %s → its endpoint, key variable and wire API", (provider, env, baseUrl, apiKey, apiMode) => {
+    const resolved = resolveProvider(config({ model: { provider } }), env, HOME);
+    expect(resolved).toMatchObject({ baseUrl, apiKey, apiMode });
+    expect(resolved.model).not.toBe("");
+    expect(resolved.source).not.toContain(apiKey);
+  });
+
+  it("names the preset id (not the alias), its variables in Hermes' order when the key is missing, and the default model", () => {
+    expect(resolveProvider(config({ model: { provider: "Google-AI-Studio" } }), { GEMINI_API_KEY: "g" }, HOME)).toMatchObject({ provider: "gemini", model: "gemini-3.1-pro-preview" });
+    const error = failure(config({ model: { provider: "zai" } }), {});
+    expect(error.code).toBe("auth_required");
+    expect(error.message).toContain("GLM_API_KEY (or ZAI_API_KEY, Z_AI_API_KEY)");
+    expect(error.message).toContain(`${HOME}/.env`);
+  });
+
+  it("takes the base-URL override variable, model.base_url, model.api_key(s) and model.default for the configured preset", () => {
+    const viaEnv = resolveProvider(config({ model: { provider: "deepseek" } }), { DEEPSEEK_API_KEY: "ds", DEEPSEEK_BASE_URL: "http://127.0.0.1:9/v1/" }, HOME);
+    expect(viaEnv).toMatchObject({ baseUrl: "http://127.0.0.1:9/v1" });
+    expect(viaEnv.source).toContain("base_url: env DEEPSEEK_BASE_URL");
+    const configured = resolveProvider(config({ model: { provider: "mistral", base_url: "https://eu.example.com/v1", api_key: "cfg", default: "codestral-latest" } }), { MISTRAL_API_KEY: "env" }, HOME);
+    expect(configured).toMatchObject({ baseUrl: "https://eu.example.com/v1", apiKey: "cfg", model: "codestral-latest" });
+    expect(failure(config({ model: { provider: "xai" } }), { XAI_API_KEY: "x", XAI_BASE_URL: "ftp://nope" }).code).toBe("config_invalid");
+  });
+
+  it("sends sk-kimi- keys to Kimi Code's Anthropic-style endpoint, other Moonshot keys to api.moonshot.ai", () => {
+    const code = resolveProvider(config({ model: { provider: "kimi-coding" } }), { KIMI_API_KEY: "sk-kimi-abc" }, HOME);
+    expect(code).toMatchObject({ baseUrl: "https://api.kimi.com/coding/v1", apiMode: "anthropic_messages" });
+  });
+
+  it("auto-detects a preset from its key after the original four, in registry order", () => {
+    expect(resolveProvider(config(), { DEEPSEEK_API_KEY: "ds", GROQ_API_KEY: "gq" }, HOME)).toMatchObject({ provider: "deepseek", source: expect.stringContaining("auto: env DEEPSEEK_API_KEY") });
+    expect(resolveProvider(config(), { DEEPSEEK_API_KEY: "ds", NOUS_API_KEY: "n" }, HOME).provider).toBe("nous");
+  });
+
+  it("lists presets whose key is set in configuredEndpoints, with the default model, once each", () => {
+    const endpoints = configuredEndpoints(config({ model: { provider: "openrouter" } }), { OPENROUTER_API_KEY: "or", XAI_API_KEY: "xk", MINIMAX_API_KEY: "mm" });
+    expect(endpoints.map((e) => [e.provider, e.apiMode, e.models])).toEqual([
+      ["openrouter", "chat_completions", ["anthropic/claude-sonnet-4"]],
+      ["minimax", "anthropic_messages", ["MiniMax-M3"]],
+      ["xai", "responses", ["grok-4.6"]],
+    ]);
+    expect(endpoints[1]?.listsModels).toBe(false);
+  });
+
+  it("switches to a preset with a target, ignoring the configured endpoint's settings", () => {
+    const cfg = config({ model: { base_url: "http://127.0.0.1:8080/v1", api_key: "local", default: "a" } });
+    expect(resolveProvider(cfg, { GROQ_API_KEY: "gq" }, HOME, { provider: "groqcloud", model: "llama-3.3-70b-versatile" })).toMatchObject({
+      provider: "groq",
+      baseUrl: "https://api.groq.com/openai/v1",
+      apiKey: "gq",
+      model: "llama-3.3-70b-versatile",
+    });
+  });
+});
+
+describe("resolveProvider: custom_providers and enabled: false", () => {
+  const custom = [
+    { name: "Home Lab", base_url: "http://127.0.0.1:8000/v1", model: "qwen3" },
+    { name: "team", base_url: "http://127.0.0.1:8001/v1", model: "from-list" },
+    { name: "off", base_url: "http://127.0.0.1:8002/v1", model: "m", enabled: false },
+  ];
+
+  it("reads entries by name, slug or custom:<slug>; a providers: entry of the same name wins", () => {
+    const providers = { team: { base_url: "http://127.0.0.1:9001/v1", model: "from-map" } };
+    for (const provider of ["Home Lab", "home-lab", "custom:home-lab", "CUSTOM:Home Lab"]) {
+      expect(resolveProvider(config({ model: { provider }, custom_providers: custom }), {}, HOME)).toMatchObject({ provider: "Home Lab", baseUrl: "http://127.0.0.1:8000/v1", model: "qwen3" });
+    }
+    const resolved = resolveProvider(config({ model: { provider: "team" }, providers, custom_providers: custom }), {}, HOME);
+    expect(resolved).toMatchObject({ baseUrl: "http://127.0.0.1:9001/v1", model: "from-map" });
+    expect(resolved.source).toContain("providers.team");
+  });
+
+  it("leaves enabled: false entries out of resolution and the endpoint list", () => {
+    const providers = { gone: { base_url: "http://127.0.0.1:9002/v1", model: "x", enabled: "no" } };
+    expect(failure(config({ model: { provider: "off" }, custom_providers: custom }), {}).message).toContain('"off" is not supported');
+    expect(failure(config({ model: { provider: "custom:gone" }, providers }), {}).message).toContain("names no enabled entry");
+    const names = configuredEndpoints(config({ model: { provider: "team" }, providers, custom_providers: custom }), {}).map((e) => e.provider);
+    expect(names).toEqual(["team", "Home Lab"]);
+  });
+});
+
+describe("resolveProvider: credential pools", () => {
+  it("model.api_key + model.api_keys for the configured provider, api_key first; sources name no key", () => {
+    const resolved = resolveProvider(config({ model: { provider: "openrouter", api_key: "sk-or-a", api_keys: ["sk-or-b", "sk-or-a", "sk-or-c"] } }), { OPENROUTER_API_KEY: "env" }, HOME);
+    expect(resolved.apiKey).toBe("sk-or-a");
+    expect(resolved.apiKeys).toEqual(["sk-or-a", "sk-or-b", "sk-or-c"]);
+    expect(resolved.source).toContain("model.api_key (+2 in the pool)");
+    for (const key of resolved.apiKeys ?? []) expect(resolved.source).not.toContain(key);
+  });
+
+  it("an entry's api_key + api_keys, else every set variable of key_env [A, B]", () => {
+    const providers = {
+      inline: { base_url: "https://llm.example.com/v1", api_key: "k1", api_keys: ["k2"], model: "m" },
+      envs: { base_url: "https://llm.example.com/v1", key_env: ["POOL_A", "POOL_MISSING", "POOL_B"], model: "m" },
+    };
+    const env = { POOL_A: "a-key", POOL_B: "b-key" };
+    expect(resolveProvider(config({ model: { provider: "inline" }, providers }), env, HOME)).toMatchObject({ apiKey: "k1", apiKeys: ["k1", "k2"] });
+    const pooled = resolveProvider(config({ model: { provider: "envs" }, providers }), env, HOME);
+    expect(pooled).toMatchObject({ apiKey: "a-key", apiKeys: ["a-key", "b-key"] });
+    expect(pooled.source).toContain("key: env POOL_A, POOL_B");
+    expect(pooled.source).not.toContain("a-key");
+  });
+
+  it("registers every pool key for redaction", async () => {
+    const { redactSecrets } = await import("../config/redact.js");
+    resolveProvider(config({ model: { provider: "groq", api_keys: ["gsk-pool-one-1234", "gsk-pool-two-5678"] } }), {}, HOME);
+    expect(redactSecrets("gsk-pool-one-1234 gsk-pool-two-5678")).not.toMatch(/gsk-pool-(one|two)/);
+  });
+
+  it("keeps a single key without apiKeys", () => {
+    expect(resolveProvider(config({ model: { provider: "openrouter" } }), { OPENROUTER_API_KEY: "one" }, HOME).apiKeys).toBeUndefined();
+  });
+});
+
+describe("resolveProvider: Responses API detection", () => {
+  const env = { OPENAI_API_KEY: "sk-o", XAI_API_KEY: "xk" };
+  it.each([
+    ["gpt-5", "responses"],
+    ["gpt-5.3-codex", "responses"],
+    ["codex-mini-latest", "responses"],
+    ["o3", "responses"],
+    ["o4-mini", "responses"],
+    ["o1", "responses"],
+    ["o1-mini", "chat_completions"],
+    ["gpt-4.1", "chat_completions"],
+    ["gpt-4o", "chat_completions"],
+  ])("on api.openai.com, %s → %s", (model, apiMode) => {
+    expect(resolveProvider(config({ model: { provider: "openai", default: model } }), env, HOME).apiMode).toBe(apiMode);
+  });
+
+  it("also on a model.base_url of OpenAI's own hosts and when switching models; never elsewhere", () => {
+    expect(resolveProvider(config({ model: { base_url: "https://us.api.openai.com/v1", default: "gpt-5-mini" } }), env, HOME).apiMode).toBe("responses");
+    const cfg = config({ model: { provider: "openai", default: "gpt-4.1" } });
+    expect(resolveProvider(cfg, env, HOME, { provider: "openai", model: "gpt-5" }).apiMode).toBe("responses");
+    expect(resolveProvider(config({ model: { base_url: "http://127.0.0.1:9/v1", default: "gpt-5" } }), env, HOME).apiMode).toBe("chat_completions");
+    expect(resolveProvider(config({ model: { provider: "openrouter", default: "openai/gpt-5" } }), { OPENROUTER_API_KEY: "or" }, HOME).apiMode).toBe("chat_completions");
+  });
+
+  it("xAI is Responses for every model (preset and a base_url on api.x.ai)", () => {
+    expect(resolveProvider(config({ model: { provider: "xai", default: "grok-3" } }), env, HOME).apiMode).toBe("responses");
+    expect(resolveProvider(config({ model: { base_url: "https://api.x.ai/v1", default: "grok-3" } }), env, HOME)).toMatchObject({ apiMode: "responses", apiKey: "xk" });
+  });
+
+  it("api_mode says otherwise", () => {
+    expect(resolveProvider(config({ model: { provider: "openai", default: "gpt-5", api_mode: "chat_completions" } }), env, HOME).apiMode).toBe("chat_completions");
+    expect(resolveProvider(config({ model: { provider: "xai", api_mode: "chat_completions" } }), env, HOME).apiMode).toBe("chat_completions");
+    const providers = { proxy: { base_url: "https://gw.example.com/v1", api_mode: "codex_responses", model: "anything" } };
+    expect(resolveProvider(config({ model: { provider: "proxy" }, providers }), {}, HOME).apiMode).toBe("responses");
+  });
+});
+
+describe("resolveProviderOrDiscovery", () => {
+  it("asks for discovery when an endpoint has no model, and resolves the chosen one", () => {
+    const resolution = resolveProviderOrDiscovery(config({ model: { base_url: "http://127.0.0.1:8080/v1", api_key: "lk" } }), {}, HOME);
+    expect(resolution.resolved).toBeUndefined();
+    expect(resolution.discovery?.endpoint).toMatchObject({ provider: "custom", baseUrl: "http://127.0.0.1:8080/v1", apiKey: "lk" });
+    expect(resolution.discovery?.resolve("qwen3")).toMatchObject({ provider: "custom", model: "qwen3", apiKey: "lk" });
+    expect(resolution.discovery?.resolve("qwen3").source).toContain("model: qwen3 from http://127.0.0.1:8080/v1/models");
+  });
+
+  it("resolves directly when a model is known, and throws for endpoints that list no models", () => {
+    expect(resolveProviderOrDiscovery(config({ model: { provider: "ollama", default: "q" } }), {}, HOME).resolved?.model).toBe("q");
+    expect(resolveProviderOrDiscovery(config({ model: { provider: "lmstudio" } }), {}, HOME).discovery?.endpoint.baseUrl).toBe("http://127.0.0.1:1234/v1");
   });
 });

@@ -80,6 +80,8 @@ export type ProviderErrorKind =
   | "timeout"
   | "context_overflow"
   | "payload_too_large"
+  /** The model (or every endpoint serving it) takes no image input. */
+  | "images_unsupported"
   | "content_filter"
   | "bad_request"
   | "network"

@@ -3,6 +3,7 @@ import { log } from "../shared/logger.js";
 import type { CommandApprovalRequest, EditApprovalRequest, ToolPorts } from "../tools/ports.js";
 import { editAutoApproved, type SessionMode } from "./edit-policy.js";
 import { allowanceKey } from "../tools/terminal/guard.js";
+import type { ApprovalGuardian } from "./approval-guardian.js";
 
 function isAllow(answer: CommandAnswer): boolean {
   return answer === "allow_once" || answer === "allow_session" || answer === "allow_always";
@@ -33,6 +34,8 @@ export interface ApprovalSettings {
   config: HermesConfig;
   /** Persists "allow always" for a command (its allowance key, in config.yaml `command_allowlist`). */
   persistAllowed: (allowanceKey: string) => void;
+  /** Judges flagged commands before the user is asked, in `approvals.mode: smart` (see approval-guardian.ts). */
+  guardian?: ApprovalGuardian;
 }
 
 /**
@@ -68,6 +71,13 @@ export class SessionApprovals {
     const command = allowanceKey(request.command);
     if (this.deniedPatterns.has(key)) return false;
     if (this.allowedCommands.has(command) || config.command_allowlist.includes(key) || config.command_allowlist.includes(command)) return true;
+    const guardian = config.approvals.mode === "smart" ? this.settings.guardian : undefined;
+    if (guardian) {
+      const { verdict, reason } = await guardian(request, signal);
+      if (signal.aborted) return false;
+      if (verdict === "approve") return true;
+      if (verdict === "deny") return (await asker.askCommand({ ...request, guardianDenied: reason }, signal)) === "allow_once";
+    }
     const answer = await asker.askCommand(request, signal);
     switch (answer) {
       case "allow_once":

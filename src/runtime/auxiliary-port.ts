@@ -6,6 +6,7 @@
  */
 import type { HermesConfig } from "../config/schema.js";
 import { registerSecret } from "../config/redact.js";
+import { apiModeForUrl, explicitApiMode } from "../llm/endpoint-hosts.js";
 import { NO_KEY } from "../llm/resolve.js";
 import type { Provider, ResolvedProvider } from "../llm/types.js";
 import type { AuxiliaryModelPort, AuxiliaryTask } from "../tools/ports.js";
@@ -26,7 +27,7 @@ type TaskSettings = NonNullable<HermesConfig["auxiliary"]["vision"]>;
 export function createAuxiliaryPort(deps: AuxiliaryPortDeps): AuxiliaryModelPort {
   const built = new Map<string, Promise<Provider>>();
   const target = (task: AuxiliaryTask): { resolved: ResolvedProvider; configured: boolean } => {
-    const settings = deps.config.auxiliary[task];
+    const settings = task === "title" ? (deps.config.auxiliary.title ?? deps.config.auxiliary.title_generation) : deps.config.auxiliary[task];
     const session = deps.session().resolved;
     const own = settings ? ownEndpoint(settings, session, deps.resolveModel) : undefined;
     return own ? { resolved: own, configured: true } : { resolved: session, configured: false };
@@ -71,7 +72,7 @@ function ownEndpoint(settings: TaskSettings, session: ResolvedProvider, resolveM
     registerSecret(settings.api_key);
     return {
       provider: settings.provider === "auto" ? "custom" : settings.provider,
-      apiMode: settings.api_mode === "anthropic_messages" || /\/anthropic\/?$/.test(settings.base_url) ? "anthropic_messages" : "chat_completions",
+      apiMode: explicitApiMode(settings.api_mode) ?? apiModeForUrl(settings.base_url),
       baseUrl: settings.base_url.replace(/\/+$/, ""),
       apiKey: settings.api_key ?? NO_KEY,
       model,

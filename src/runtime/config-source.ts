@@ -4,6 +4,9 @@ import { forgetStoredCredentials, type ForgetReport } from "../config/forget-cre
 import { tryLoadConfig, type LoadConfigResult } from "../config/load.js";
 import type { HomePaths } from "../config/paths.js";
 import { defaultConfig, type HermesConfig } from "../config/schema.js";
+import { createCredentialPool } from "../llm/credential-pool.js";
+import type { ModelCatalog } from "../llm/catalog.js";
+import { resolveWithDiscovery, type DiscoveredProvider } from "../llm/model-discovery.js";
 import { detectProvider, keyEnvNames, resolveProvider } from "../llm/resolve.js";
 import type { Provider, ResolvedProvider } from "../llm/types.js";
 import { HermesError } from "../shared/errors.js";
@@ -22,6 +25,8 @@ export class ConfigSource {
   constructor(
     private readonly paths: HomePaths,
     readonly env: NodeJS.ProcessEnv,
+    /** Where a session without a configured model asks the endpoint's model list (see `resolveForSession`). */
+    private readonly catalog?: ModelCatalog,
   ) {}
 
   /** config.yaml as it is now: the config, or the error naming what is wrong. Never throws. */
@@ -56,6 +61,17 @@ export class ConfigSource {
   /** Resolves the provider. Throws HermesError `config_invalid` or `auth_required`. */
   resolve(config: HermesConfig = this.load()): ResolvedProvider {
     return resolveProvider(config, this.env);
+  }
+
+  /**
+   * `resolve` for a new session: when config names an endpoint but no model, the endpoint's model
+   * list decides (its only or first model; `notice` says so). Rejects with HermesError
+   * `config_invalid` or `auth_required` (naming the `/models` URL when the list is empty or
+   * unreachable). Without a catalog it is `resolve`.
+   */
+  async resolveForSession(config: HermesConfig = this.load()): Promise<DiscoveredProvider> {
+    if (!this.catalog) return { resolved: this.resolve(config) };
+    return resolveWithDiscovery(config, this.env, this.paths.home, this.catalog);
   }
 
   /**
@@ -99,22 +115,39 @@ export class ConfigSource {
     return forgetStoredCredentials(this.paths.home, this.env);
   }
 
-  /** The wire provider for `resolved.apiMode` (openai-chat or anthropic), each module loaded on first use. */
+  /**
+   * The wire provider for `resolved.apiMode` (openai-chat, openai-responses or anthropic), each module
+   * loaded on first use; a credential pool (`resolved.apiKeys` with more than one key) gets
+   * `createCredentialPool` over them. Reused while endpoint, every key and the connect timeout hold.
+   */
   async provider(resolved: ResolvedProvider, config: HermesConfig): Promise<Provider> {
     const connectSeconds = config.model.connect_timeout;
-    const key = `${resolved.apiMode}\n${resolved.provider}\n${resolved.baseUrl}\n${resolved.apiKey}\n${connectSeconds ?? ""}`;
+    const keys = [...new Set([resolved.apiKey, ...(resolved.apiKeys ?? [])])];
+    const key = `${resolved.apiMode}\n${resolved.provider}\n${resolved.baseUrl}\n${keys.join("\n")}\n${connectSeconds ?? ""}`;
     if (this.providerCache?.key === key) return this.providerCache.provider;
+    // A credential pool (more than one key): one wire provider per key, each built on the key's first use.
+    const provider =
+      keys.length > 1
+        ? createCredentialPool({ id: resolved.provider, keys, create: (apiKey) => this.wireProvider(resolved, apiKey, connectSeconds) })
+        : await this.wireProvider(resolved, resolved.apiKey, connectSeconds);
+    this.providerCache = { key, provider };
+    return provider;
+  }
+
+  /** One wire provider for `resolved`'s API mode, sending `apiKey`. */
+  private async wireProvider(resolved: ResolvedProvider, apiKey: string, connectSeconds: number | undefined): Promise<Provider> {
     const options = {
       id: resolved.provider,
       baseUrl: resolved.baseUrl,
-      apiKey: resolved.apiKey,
+      apiKey,
       ...(connectSeconds ? { connectTimeoutMs: connectSeconds * 1000 } : {}),
     };
     const provider =
       resolved.apiMode === "anthropic_messages"
         ? (await import("../llm/anthropic.js")).createAnthropicProvider(options)
-        : (await import("../llm/openai-chat.js")).createOpenAiChatProvider(options);
-    this.providerCache = { key, provider };
+        : resolved.apiMode === "responses"
+          ? (await import("../llm/openai-responses.js")).createOpenAiResponsesProvider(options)
+          : (await import("../llm/openai-chat.js")).createOpenAiChatProvider(options);
     return provider;
   }
 }

@@ -1,16 +1,18 @@
 import type { HermesConfig } from "../config/schema.js";
 import { parseModelId } from "../llm/catalog.js";
-import { BUILTIN_PROVIDERS, detectProvider, resolveProvider } from "../llm/resolve.js";
+import { customSlug, detectProvider, knownProviderNames, namedProviderNames, resolveProvider, type ModelTarget } from "../llm/resolve.js";
 import type { ResolvedProvider } from "../llm/types.js";
 import { HermesError } from "../shared/errors.js";
 
 /**
  * Resolves a model picker value or a `/model` argument: `provider:model` when the part before the
- * first colon names a built-in provider or a `providers:` entry (`ollama:qwen3:8b` is ollama +
- * `qwen3:8b`), otherwise a model on `current`'s provider (else the configured one). On the
- * configured provider the configured endpoint is kept; another provider is resolved as if
- * `model.provider` named it (see `resolveProvider`'s target). Any model name is accepted: checking
- * it against the catalog is the caller's choice.
+ * first colon names a built-in provider, a preset (id or alias) or an enabled named entry
+ * (`providers:` / `custom_providers:`; `ollama:qwen3:8b` is ollama + `qwen3:8b`); Hermes' spelling
+ * `custom:<name>:<model>` for a named entry (its name or slug, any case); otherwise a model on
+ * `current`'s provider (else the configured one). On the configured provider the configured
+ * endpoint is kept; another provider is resolved as if `model.provider` named it (see
+ * `resolveProvider`'s target). Any model name is accepted: checking it against the catalog is the
+ * caller's choice.
  *
  * Throws HermesError `invalid_params` naming the value when it is empty, its provider is not
  * supported, or the provider cannot be used (its message says which key to set); `config_invalid`
@@ -25,12 +27,13 @@ export function resolveModelChoice(
 ): ResolvedProvider {
   const trimmed = value.trim();
   if (!trimmed) throw new HermesError("invalid_params", "No model given: use provider:model or a model name.");
-  const known = [...BUILTIN_PROVIDERS.filter((id) => id !== "auto"), "claude", ...Object.keys(config.providers)];
+  const known = knownProviderNames(config);
   if (current) known.push(current.provider);
-  const target = parseModelId(trimmed, known) ?? {
-    provider: current?.provider ?? detectProvider(config, env) ?? "auto",
-    model: trimmed,
-  };
+  const target = customTarget(namedProviderNames(config), trimmed) ??
+    parseModelId(trimmed, known) ?? {
+      provider: current?.provider ?? detectProvider(config, env) ?? "auto",
+      model: trimmed,
+    };
   try {
     return resolveProvider(config, env, home, target);
   } catch (error) {
@@ -39,6 +42,15 @@ export function resolveModelChoice(
     }
     throw error;
   }
+}
+
+/** `custom:<name>:<model>` when `<name>` (or its slug) names one of the `named` entries; undefined otherwise. */
+function customTarget(named: readonly string[], value: string): ModelTarget | undefined {
+  const match = /^custom:([^:]+):(.+)$/i.exec(value);
+  if (!match) return undefined;
+  const [, name = "", model = ""] = match;
+  const provider = named.find((candidate) => customSlug(candidate) === customSlug(name));
+  return provider && model.trim() ? { provider, model: model.trim() } : undefined;
 }
 
 /** `prompt` with its last `Model:` and `Provider:` lines replaced (appended when missing). */

@@ -40,9 +40,9 @@ type Write =
   | { kind: "message"; meta: SessionMeta; message: ChatMessage; toolOutcome?: ToolOutcome }
   | { kind: "partial"; meta: SessionMeta; text: string }
   | { kind: "drop-partial" }
-  | { kind: "usage"; usage: { input: number; output: number; reasoning: number } }
+  | { kind: "usage"; usage: { input: number; output: number; reasoning: number; cost?: number } }
   | { kind: "title"; title: string }
-  | { kind: "meta"; change: { model: string; provider: string } }
+  | { kind: "meta"; change: { model?: string; provider?: string; reasoningEffort?: string | null } }
   | { kind: "end"; reason: string };
 
 /**
@@ -133,7 +133,8 @@ export class SessionRecorder {
     this.push({ kind: "title", title });
   }
 
-  addUsage(usage: { input: number; output: number; reasoning: number }): void {
+  /** Adds token counts and the cost in USD (`cost`, when known) to the session's totals. */
+  addUsage(usage: { input: number; output: number; reasoning: number; cost?: number }): void {
     this.push({ kind: "usage", usage: { ...usage } });
   }
 
@@ -146,6 +147,18 @@ export class SessionRecorder {
     const modelConfig = Object.freeze({ ...this.meta.modelConfig, base_url: change.baseUrl });
     this.meta = Object.freeze({ ...this.meta, model: change.model, provider: change.provider, systemPrompt: change.systemPrompt, modelConfig });
     this.push({ kind: "meta", change: { model: change.model, provider: change.provider } });
+  }
+
+  /**
+   * The reasoning effort the user chose for the session (null: none, config.yaml decides): kept in
+   * `model_config.reasoning_effort`, so a load, resume or fork gets it back; a session row not
+   * written yet is created with it.
+   */
+  setReasoningEffort(effort: string | null): void {
+    const { reasoning_effort: _old, ...rest } = this.meta.modelConfig;
+    const modelConfig = Object.freeze(effort === null ? rest : { ...rest, reasoning_effort: effort });
+    this.meta = Object.freeze({ ...this.meta, modelConfig });
+    this.push({ kind: "meta", change: { reasoningEffort: effort } });
   }
 
   end(reason: string): void {

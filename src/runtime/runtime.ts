@@ -2,6 +2,7 @@ import { homePaths, type HomePaths } from "../config/paths.js";
 import { ModelCatalog, type CatalogEntry } from "../llm/catalog.js";
 import { StateStore } from "../store/state-store.js";
 import { ConfigSource } from "./config-source.js";
+import { ContextLengthCache, contextLengthCacheFile } from "./context-length-cache.js";
 import { SessionDirectory } from "./session-directory.js";
 import { SessionFactory } from "./session-factory.js";
 import type { ModelWindowLookup } from "./session-context.js";
@@ -35,12 +36,15 @@ export class Runtime {
 
   constructor(options: RuntimeOptions) {
     this.paths = homePaths(options.home);
-    this.config = new ConfigSource(this.paths, options.env ?? process.env);
+    this.config = new ConfigSource(this.paths, options.env ?? process.env, this.models);
     // state.db opens on first use, never at start-up.
     const store = new StateStore(this.paths.stateDb, { integrityCheckDelayMs: INTEGRITY_CHECK_DELAY_MS });
     this.directory = new SessionDirectory(store, this.paths.stateDb);
-    const lookup = options.contextWindowLookup ?? ((provider: string, model: string) => this.models.contextLength(provider, model));
-    this.sessions = new SessionFactory(this.paths, this.config, store, this.directory, lookup);
+    const catalog = options.contextWindowLookup ?? ((provider: string, model: string) => this.models.contextLength(provider, model));
+    // Windows learned from providers' errors rank above the catalog (config.yaml's context_length above both).
+    const learned = new ContextLengthCache(contextLengthCacheFile(this.paths.home));
+    const lookup: ModelWindowLookup = (provider, model) => learned.get(provider, model) ?? catalog(provider, model);
+    this.sessions = new SessionFactory(this.paths, this.config, store, this.directory, lookup, (provider, model, tokens) => learned.learn(provider, model, tokens));
   }
 
   /**

@@ -81,7 +81,11 @@ export function createSessionCompressor(input: SessionContextInput): ContextComp
   });
 }
 
-/** The window of `model`: `model.context_length`, else the provider's model list, else the built-in table. */
+/**
+ * The window of `model`: `model.context_length`, else `lookup` (the runtime's: a window learned
+ * from a provider's error, see ContextLengthCache, then the provider's model list), else the
+ * built-in table.
+ */
 export function sessionContextWindow(config: HermesConfig, provider: string, model: string, lookup?: ModelWindowLookup): number {
   const fromProvider: ContextWindowLookup | undefined = lookup ? (name) => lookup(provider, name) : undefined;
   return resolveContextWindow(model, { configured: config.model.context_length, lookup: fromProvider }).tokens;

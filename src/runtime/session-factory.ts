@@ -21,10 +21,15 @@ import { SessionMcp } from "./mcp/session-mcp.js";
 import { SessionRecorder } from "./recorder.js";
 import type { SessionDirectory, TranscriptEntry } from "./session-directory.js";
 import { createAuxiliaryPort } from "./auxiliary-port.js";
+import { titleGenerationEnabled } from "./title.js";
+import { createGuardian } from "./approval-guardian.js";
 import { reviewSettings, type ReviewSettings } from "./background-review.js";
 import { createSessionSearchPort } from "./session-search-port.js";
 import { SessionDelegation } from "./delegation/session-delegation.js";
+import { createFallbackChain } from "./fallback-chain.js";
 import { AgentSession } from "./session.js";
+import type { ReasoningEffort } from "../llm/catalog.js";
+import { storedReasoningEffort } from "./reasoning-effort.js";
 import { sessionContextWindow, type ModelWindowLookup } from "./session-context.js";
 import { buildSessionSystemPrompt, storedPromptFits } from "./session-prompt.js";
 
@@ -45,6 +50,8 @@ export interface SessionOpenOptions {
  */
 export class SessionFactory {
   private readonly toolsets = new WeakMap<HermesConfig, ResolvedToolset>();
+  /** What a new session's first update tells the user (the model chosen from the endpoint's list). */
+  private readonly notices = new WeakMap<AgentSession, string>();
 
   constructor(
     private readonly paths: HomePaths,
@@ -52,20 +59,32 @@ export class SessionFactory {
     private readonly store: StateStore,
     private readonly directory: SessionDirectory,
     private readonly contextWindowLookup: ModelWindowLookup | undefined,
+    /** Remembers a window a provider's error stated (see ContextLengthCache). */
+    private readonly learnContextWindow?: (provider: string, model: string, tokens: number) => void,
   ) {}
 
   /**
    * A new session rooted at the absolute `cwd`. Nothing is written until its first message.
+   * Without a configured model the endpoint's model list decides (see `takeOpeningNotice`).
    * Throws HermesError `invalid_params` for a relative cwd, `config_invalid` for a broken
-   * config.yaml, `auth_required` without a provider.
+   * config.yaml, `auth_required` without a provider or model.
    */
   async create(cwd: string, options: { source?: string } & SessionOpenOptions = {}): Promise<AgentSession> {
     requireAbsolute(cwd);
     const config = this.config.load();
-    const resolved = this.config.resolve(config);
+    const { resolved, notice } = await this.config.resolveForSession(config);
     const id = newId();
     const systemPrompt = await this.systemPrompt(config, resolved, cwd, new Date());
-    return this.assemble({ id, cwd, config, resolved, systemPrompt, source: options.source ?? "acp", mcpServers: options.mcpServers ?? [], canAskUser: options.canAskUser ?? false });
+    const session = await this.assemble({ id, cwd, config, resolved, systemPrompt, source: options.source ?? "acp", mcpServers: options.mcpServers ?? [], canAskUser: options.canAskUser ?? false });
+    if (notice) this.notices.set(session, notice);
+    return session;
+  }
+
+  /** The sentence a new session's first update should carry (once), e.g. which model was chosen from the endpoint's list. */
+  takeOpeningNotice(session: AgentSession): string | undefined {
+    const notice = this.notices.get(session);
+    this.notices.delete(session);
+    return notice;
   }
 
   /**
@@ -107,6 +126,8 @@ export class SessionFactory {
       source: record.source,
       history: transcript.map((entry) => entry.message),
       title: record.title,
+      costUsd: record.costUsd,
+      reasoningEffort: storedReasoningEffort(record.modelConfig),
       parentSessionId: record.parentSessionId,
       mcpServers: options.mcpServers ?? [],
       canAskUser: options.canAskUser ?? false,
@@ -148,6 +169,8 @@ export class SessionFactory {
       source: record.source,
       history: transcript.map((entry) => entry.message),
       title: record.title,
+      costUsd: record.costUsd,
+      reasoningEffort: storedReasoningEffort(record.modelConfig),
       parentSessionId: record.parentSessionId,
       mcpServers: options.mcpServers ?? [],
       canAskUser: options.canAskUser ?? false,
@@ -210,6 +233,10 @@ export class SessionFactory {
     source: string;
     history?: ChatMessage[];
     title?: string | null;
+    /** The stored session's cost so far (USD). */
+    costUsd?: number;
+    /** The reasoning effort the user chose for the stored session. */
+    reasoningEffort?: ReasoningEffort | undefined;
     parentSessionId?: string | null;
     mcpServers: readonly McpServerInput[];
     canAskUser: boolean;
@@ -247,6 +274,8 @@ export class SessionFactory {
       resolveModel: (value, on) => this.config.resolveModel(value, on, config),
       provider: (endpoint) => this.config.provider(endpoint, config),
     });
+    // Fallbacks resolve on first use, once per session, for its turns and its children alike.
+    const fallbacks = createFallbackChain({ config, env: this.config.env, provider: (endpoint) => this.config.provider(endpoint, config) });
     // Children run on the session's model and mode as they are when each child starts.
     const delegation = new SessionDelegation({
       parent: {
@@ -256,7 +285,12 @@ export class SessionFactory {
         config,
         env: this.config.env,
         store: this.store,
-        model: () => ({ resolved: current().resolved, provider: current().modelProvider, ...(current().supportsReasoningEffort ? { reasoningEffort: current().reasoningEffort } : {}) }),
+        model: () => ({
+          resolved: current().resolved,
+          provider: current().modelProvider,
+          ...(current().supportsReasoningEffort ? { reasoningEffort: current().reasoningEffort } : {}),
+          fallbacks: fallbacks(current().resolved),
+        }),
         tools: () => tools.list(),
         mode: () => current().approvals.mode,
       },
@@ -274,18 +308,28 @@ export class SessionFactory {
       mcp,
       systemPrompt: input.systemPrompt,
       ...(this.contextWindowLookup ? { contextWindowLookup: this.contextWindowLookup } : {}),
+      ...(this.learnContextWindow ? { learnContextWindow: this.learnContextWindow } : {}),
       hermesHome: this.paths.home,
       recorder: new SessionRecorder(this.store, meta),
       ports: { sessionSearch: createSessionSearchPort(this.store, input.id), auxiliaryModel, delegate: delegation },
       delegation,
+      fallbacks,
       ...(input.history ? { history: input.history } : {}),
       ...(input.title !== undefined ? { title: input.title } : {}),
+      ...(input.costUsd ? { costUsd: input.costUsd } : {}),
+      ...(input.reasoningEffort ? { reasoningEffort: input.reasoningEffort } : {}),
       ...(input.unusable ? { unusable: input.unusable } : {}),
       ...withReview(reviewSettings(config, this.config.env)),
+      generateTitles: titleGenerationEnabled(config, this.config.env),
+      // compression summaries go to auxiliary.compression when it names a model (else the session's model, as before)
+      ...(config.auxiliary.compression
+        ? { summarize: (messages, signal, options) => auxiliaryModel.complete("compression", messages, { signal, maxTokens: options.maxTokens }) }
+        : {}),
       approvalSettings: {
         hermesHome: this.paths.home,
         config,
         persistAllowed: (command) => addCommandAllowlistEntry(this.paths.home, command),
+        ...(config.approvals.mode === "smart" ? { guardian: createGuardian(auxiliaryModel, input.cwd) } : {}),
       },
     });
     // A restored conversation gets its todo list back from its last todo result (as Hermes does).

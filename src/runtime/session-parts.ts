@@ -2,9 +2,11 @@
  * What an AgentSession is made of (built by the session factory) and what one of its turns
  * answers. Types only.
  */
+import type { FallbackCandidate } from "../agent/fallback.js";
 import type { TurnResult } from "../agent/loop.js";
 import type { Summarize } from "../agent/compression.js";
 import type { HermesConfig } from "../config/schema.js";
+import type { ReasoningEffort } from "../llm/catalog.js";
 import type { ChatMessage, Provider, ResolvedProvider } from "../llm/types.js";
 import type { HermesError } from "../shared/errors.js";
 import type { ToolPorts } from "../tools/ports.js";
@@ -35,13 +37,19 @@ export interface SessionParts {
   recorder: SessionRecorder;
   /** Restored conversation, oldest first. */
   history?: ChatMessage[];
+  /** The reasoning effort the user chose for this session (restored from state.db), over config.yaml's. */
+  reasoningEffort?: ReasoningEffort;
   title?: string | null;
+  /** USD the restored session's calls cost before (state.db's total). */
+  costUsd?: number;
   /** Ports every turn gets besides approvals (session search). */
   ports?: ToolPorts;
   /** The session's MCP servers; their tools join `tools` (see SessionMcp for when). */
   mcp?: SessionMcp;
   /** The provider's model list, for the model's context window (see `resolveContextWindow`). */
   contextWindowLookup?: ModelWindowLookup;
+  /** Remembers the window a provider's error stated for a model (in memory and under HERMES_HOME). */
+  learnContextWindow?: (provider: string, model: string, tokens: number) => void;
   /** Replaces the compression summary call to the session's own model. */
   summarize?: Summarize;
   /**
@@ -49,10 +57,14 @@ export interface SessionParts {
    * `prompt` rejects with it. Asked at every prompt; undefined once the problem is fixed.
    */
   unusable?: () => HermesError | undefined;
+  /** Sessions get a generated title after their first exchange (see session-title.ts; needs `ports.auxiliaryModel`). */
+  generateTitles?: boolean;
   /** When set, a background review may follow a turn (see background-review.ts); fixed for the session. */
   review?: ReviewSettings;
   /** Its delegate_task children: told as each turn starts (asker, cancel, background results), stopped by `dispose`. */
   delegation?: SessionDelegation;
+  /** The fallback chain for a turn on `main` (see fallback-chain.ts); absent = none. */
+  fallbacks?: (main: ResolvedProvider) => FallbackCandidate[];
 }
 
 export interface PromptResult extends TurnResult {

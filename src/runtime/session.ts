@@ -2,7 +2,8 @@ import { runTurn, type TurnResult } from "../agent/loop.js";
 import type { EmitAgentEvent } from "../agent/events.js";
 
 export type { AgentEvent, EmitAgentEvent } from "../agent/events.js";
-import type { ChatMessage, Provider, ResolvedProvider, UserContentPart } from "../llm/types.js";
+import type { ChatMessage, Provider, ResolvedProvider, TokenUsage, UserContentPart } from "../llm/types.js";
+import { callCost } from "../llm/pricing.js";
 import { newId } from "../shared/ids.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyTool } from "../tools/types.js";
@@ -13,17 +14,18 @@ import { planModeGate } from "./plan-mode.js";
 import { sandboxSettings } from "../tools/exec/sandbox/settings.js";
 import type { SessionMcp } from "./mcp/session-mcp.js";
 import { keyHint } from "./key-hint.js";
-import { titleFromPrompt } from "./title.js";
+import { SessionTitle } from "./session-title.js";
 import { resetMarker } from "./history-reset.js";
 import { resetReadDedup } from "../tools/file-tracker/file-tracker.js";
 import { resetBrowserSession } from "../tools/browser/state.js";
 import type { CompressionReport, ContextCompressor } from "../agent/compression.js";
 import { createSessionCompressor, type SessionContextUsage } from "./session-context.js";
 import type { ResolvedToolset } from "../tools/toolsets.js";
-import { isReasoningEffort, supportsReasoningEffort, type ReasoningEffort } from "../llm/catalog.js";
-import { contentText } from "../shared/content-text.js";
+import { supportsReasoningEffort, type ReasoningEffort } from "../llm/catalog.js";
+import { configuredReasoningEffort } from "./reasoning-effort.js";
 import { withModelLines } from "./model-switch.js";
 import { BackgroundReviewer, ReviewCadence, turnSummary } from "./background-review.js";
+import { modelFit } from "./model-fit.js";
 
 export type { PromptResult, SessionParts } from "./session-parts.js";
 import type { PromptResult, SessionParts } from "./session-parts.js";
@@ -47,19 +49,28 @@ export class AgentSession {
   private effort: ReasoningEffort | undefined;
   /** Edit mode and the dangerous-command patterns allowed for this session. */
   readonly approvals: SessionApprovals;
-  private title: string | null;
+  private readonly title: SessionTitle;
   private parts: SessionParts;
   /** What the model is sent of `history` (compressed past the threshold; history stays whole). */
   private readonly context: ContextCompressor;
+  /** The session's models that refused image input (`provider\0model`): their calls get notes instead of images. */
+  private readonly textOnlyModels = new Set<string>();
   private readonly cadence: ReviewCadence | undefined;
   private readonly reviewer = new BackgroundReviewer();
+  /** USD of this process's model calls (see `costUsd`). */
+  private accruedCost = 0;
 
   constructor(parts: SessionParts) {
     this.parts = parts;
     this.id = parts.id;
     this.cwd = parts.cwd;
     this.history = parts.history ? [...parts.history] : [];
-    this.title = parts.title ?? null;
+    this.effort = parts.reasoningEffort;
+    this.title = new SessionTitle({
+      initial: parts.title ?? null,
+      ...(parts.generateTitles && parts.ports?.auxiliaryModel ? { auxiliaryModel: parts.ports.auxiliaryModel } : {}),
+      store: (title) => parts.recorder.setTitle(title),
+    });
     this.systemPrompt = parts.systemPrompt;
     this.approvals = new SessionApprovals({ cwd: parts.cwd, ...parts.approvalSettings });
     this.cadence = parts.review ? new ReviewCadence(parts.review) : undefined;
@@ -95,23 +106,31 @@ export class AgentSession {
   }
 
   /**
-   * Whether the current model takes a reasoning effort that this agent can send: OpenAI-compatible
-   * endpoints only (Anthropic thinking would need thinking blocks kept in history).
+   * Whether the current model takes a reasoning effort that this agent can send: over chat
+   * completions, the Responses API, or Anthropic's Messages API (extended thinking, its signed
+   * blocks kept in history and sent back).
    */
   get supportsReasoningEffort(): boolean {
-    return this.parts.resolved.apiMode === "chat_completions" && supportsReasoningEffort(this.parts.resolved.model);
+    const { apiMode } = this.parts.resolved;
+    return (apiMode === "chat_completions" || apiMode === "responses" || apiMode === "anthropic_messages") && supportsReasoningEffort(this.parts.resolved.model);
   }
 
-  /** The reasoning effort sent with each call, or undefined for the model's own default. */
+  /**
+   * The reasoning effort sent with each call: the one the user chose for this session (kept in
+   * state.db), else config.yaml's for the current model (see `configuredReasoningEffort`), else
+   * undefined for the model's own default.
+   */
   get reasoningEffort(): ReasoningEffort | undefined {
-    if (this.effort !== undefined) return this.effort;
-    const configured = this.parts.config.agent.reasoning_effort;
-    return isReasoningEffort(configured) ? configured : undefined;
+    return this.effort ?? configuredReasoningEffort(this.parts.config.agent, this.parts.resolved.model);
   }
 
-  /** Sets the reasoning effort from the next turn on (applies only to models that support it). */
+  /**
+   * Sets the session's reasoning effort from the next turn on (applies only to models that support
+   * it), whatever model it switches to; state.db keeps it for a load, resume or fork.
+   */
   setReasoningEffort(effort: ReasoningEffort): void {
     this.effort = effort;
+    this.parts.recorder.setReasoningEffort(effort);
   }
 
   /**
@@ -137,7 +156,12 @@ export class AgentSession {
   }
 
   get currentTitle(): string | null {
-    return this.title;
+    return this.title.current;
+  }
+
+  /** Calls `listener` with each title the session gets after the turn that named it (a generated title); answers the unsubscribe. */
+  onTitleChange(listener: (title: string) => void): () => void {
+    return this.title.onChange(listener);
   }
 
   /** How long an approval request may wait for the user (`approvals.timeout`, capped at the longest delay a timer can hold). */
@@ -154,6 +178,7 @@ export class AgentSession {
   async dispose(): Promise<void> {
     // also a turn still answering must not start a review once the session is gone
     this.reviewer.close();
+    this.title.close();
     await Promise.allSettled([this.parts.delegation?.dispose(), this.toolState.dispose(), this.parts.mcp?.dispose(), this.parts.recorder.close(DISPOSE_SETTLE_MS), this.reviewer.idle()]);
   }
 
@@ -208,6 +233,7 @@ export class AgentSession {
     // Background children's finished results go before the user's message; this turn's asker is the one children use.
     const user = this.parts.delegation?.beginTurn({ asker: options.asker, signal: options.signal, notifyUser: ports.notifyUser }, content) ?? content;
     let result: TurnResult;
+    let turnCost = 0;
     try {
       result = await runTurn({
         provider: this.parts.provider,
@@ -223,6 +249,7 @@ export class AgentSession {
         providerLabel: resolved.provider,
         ...(keyHint(resolved) ? { keyHint: keyHint(resolved) } : {}),
         retry: { maxAttempts: config.agent.api_max_retries },
+        ...(this.parts.fallbacks ? { fallbacks: this.parts.fallbacks(resolved) } : {}),
         toolContext: {
           sessionId: this.id,
           cwd: this.cwd,
@@ -237,10 +264,14 @@ export class AgentSession {
         },
         signal: options.signal,
         emit: (event) => {
-          if (event.type === "usage") this.context.noteUsage(event.usage, this.history);
+          if (event.type === "usage") {
+            this.context.noteUsage(event.usage, this.history);
+            turnCost += this.noteCost(event.usage);
+          }
           options.emit(event);
         },
         prepareMessages: (history, signal) => this.context.prepareMessages(history, signal),
+        ...modelFit({ compressor: this.context, config, resolved, learn: this.parts.learnContextWindow, textOnlyModels: this.textOnlyModels }),
         onAppend: (message, toolOutcome) => recorder.append(message, toolOutcome),
         onStreamText: (piece, first) => recorder.streaming(piece, first),
         newMessageId: newId,
@@ -253,13 +284,9 @@ export class AgentSession {
       throw error;
     }
     if (result.usage) {
-      recorder.addUsage({ input: result.usage.inputTokens, output: result.usage.outputTokens, reasoning: result.usage.reasoningTokens ?? 0 });
+      recorder.addUsage({ input: result.usage.inputTokens, output: result.usage.outputTokens, reasoning: result.usage.reasoningTokens ?? 0, cost: turnCost });
     }
-    const title = this.title ? undefined : this.firstTitle();
-    if (title) {
-      this.title = title;
-      recorder.setTitle(title);
-    }
+    const title = this.title.afterTurn(this.history);
     recorder.endTurn();
     await recorder.settle();
     const saveError = recorder.takeFailure();
@@ -315,6 +342,11 @@ export class AgentSession {
     resetReadDedup(this.toolState);
   }
 
+  /** Resolves once no title call is running (see session-title.ts). Never rejects. */
+  titleSettled(): Promise<void> {
+    return this.title.idle();
+  }
+
   /** Resolves once no background review is scheduled or running. Never rejects. */
   backgroundReview(): Promise<void> {
     return this.reviewer.idle();
@@ -346,18 +378,26 @@ export class AgentSession {
       // what the session may not do in Plan mode, its review may not do either
       sessionGate: this.modeGate,
       ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
-      onUsage: (usage) => recorder.addUsage({ input: usage.inputTokens, output: usage.outputTokens, reasoning: usage.reasoningTokens ?? 0 }),
+      onUsage: (usage) => recorder.addUsage({ input: usage.inputTokens, output: usage.outputTokens, reasoning: usage.reasoningTokens ?? 0, cost: this.noteCost(usage) }),
     });
+  }
+
+  /**
+   * What the session's model calls cost so far in USD (stored total plus this process's calls):
+   * provider-reported costs, else `pricing:` prices; calls of unknown price count 0.
+   */
+  get costUsd(): number {
+    return (this.parts.costUsd ?? 0) + this.accruedCost;
+  }
+
+  /** Adds one call's cost to the session's total; answers it (0 when unknown). Never throws. */
+  private noteCost(usage: TokenUsage): number {
+    const cost = callCost(usage, this.model, this.parts.config.pricing) ?? 0;
+    this.accruedCost += cost;
+    return cost;
   }
 
   /** Refuses what the session's current mode does not allow (plan mode), for its turns and its review alike. */
   private readonly modeGate = (tool: AnyTool): string | undefined =>
     this.approvals.mode === "plan" ? planModeGate(tool, { sandboxed: this.parts.config.sandbox.mode !== "off" }) : undefined;
-
-  private firstTitle(): string | undefined {
-    const first = this.history.find((message) => message.role === "user");
-    if (!first) return undefined;
-    const text = contentText(first.content, { images: "omit", separator: " " });
-    return titleFromPrompt(text) || undefined;
-  }
 }

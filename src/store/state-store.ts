@@ -170,8 +170,11 @@ export class StateStore {
     return this.run(() => sessions.setTitle(this.conn(), id, title));
   }
 
-  /** Records a new model, provider or cwd for a stored session. False when not stored. */
-  updateSessionMeta(id: string, change: { model?: string; provider?: string; cwd?: string }): boolean {
+  /**
+   * Records a new model, provider or cwd, or the reasoning effort the user chose (null: none), for
+   * a stored session. False when not stored.
+   */
+  updateSessionMeta(id: string, change: { model?: string; provider?: string; cwd?: string; reasoningEffort?: string | null }): boolean {
     return this.run(() => sessions.updateSessionMeta(this.conn(), id, change));
   }
 

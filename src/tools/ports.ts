@@ -19,6 +19,11 @@ export interface CommandApprovalRequest {
    * answered by a standing allowance or `command_allowlist`, and an allow covers this run only.
    */
   escalation?: { reason: string; cwd: string };
+  /**
+   * Set when the smart-approval guardian advised against the command: its reason. The user is
+   * still asked, with "allow once" and "deny" only (nothing is remembered).
+   */
+  guardianDenied?: string;
 }
 
 export interface FileEdit {
@@ -247,7 +252,7 @@ export interface ClarifyRequest {
 export type ClarifyReply = { outcome: "answered"; answers: Record<string, string | string[]> } | { outcome: "declined" };
 
 /** The side tasks a tool may give a model; each may name its own model in `auxiliary.<task>`. */
-export type AuxiliaryTask = "web_extract" | "vision";
+export type AuxiliaryTask = "web_extract" | "vision" | "compression" | "title" | "approval";
 
 /**
  * One request to the model for `task`, without tools: `auxiliary.<task>` in config.yaml when it

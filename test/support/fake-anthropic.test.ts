@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { messagesRequestProblem, startFakeAnthropic, type AnthropicStep, type FakeAnthropic } from "./fake-anthropic.js";
+import { fakeSignature, messagesRequestProblem, startFakeAnthropic, type AnthropicStep, type FakeAnthropic } from "./fake-anthropic.js";
 
 let server: FakeAnthropic | undefined;
 afterEach(async () => {
@@ -88,5 +88,26 @@ describe("messagesRequestProblem", () => {
     ];
     expect(messagesRequestProblem({ ...basic, system: [{ type: "text", text: "s", ...mark }], messages })).toBeUndefined();
     expect(messagesRequestProblem({ ...basic, system: [{ type: "text", text: "s", ...mark }], tools: [{ name: "t", ...mark }], messages })).toMatch(/maximum of 4/);
+  });
+
+  it("checks extended thinking as the API does: budgets, signatures, thinking blocks kept while tool use goes on", () => {
+    const thinking = { type: "enabled", budget_tokens: 2048 };
+    const toolTurn = (first: Record<string, unknown>[]) => [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [...first, { type: "tool_use", id: "t1", name: "x", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "ok" }] },
+    ];
+    const signed = { type: "thinking", thinking: "plan", signature: fakeSignature("plan") };
+    expect(messagesRequestProblem({ ...basic, max_tokens: 20_000, thinking, messages: toolTurn([signed]) })).toBeUndefined();
+    expect(messagesRequestProblem({ ...basic, max_tokens: 20_000, thinking, messages: toolTurn([{ type: "redacted_thinking", data: "x" }]) })).toBeUndefined();
+    expect(messagesRequestProblem({ ...basic, max_tokens: 20_000, thinking, messages: toolTurn([]) })).toMatch(/must start with a thinking block/);
+    expect(messagesRequestProblem({ ...basic, max_tokens: 20_000, thinking: { type: "adaptive" }, messages: toolTurn([]) })).toMatch(/must start with a thinking block/);
+    // thinking off: a tool turn without its thinking is fine
+    expect(messagesRequestProblem({ ...basic, max_tokens: 20_000, messages: toolTurn([]) })).toBeUndefined();
+    expect(messagesRequestProblem({ ...basic, max_tokens: 20_000, thinking, messages: toolTurn([{ ...signed, thinking: "edited" }]) })).toMatch(/Invalid `signature`/);
+    expect(messagesRequestProblem({ ...basic, max_tokens: 20_000, messages: toolTurn([{ ...signed, signature: "forged" }]) })).toMatch(/Invalid `signature`/);
+    expect(messagesRequestProblem({ ...basic, max_tokens: 2048, thinking, messages: basic.messages })).toMatch(/greater than `thinking.budget_tokens`/);
+    expect(messagesRequestProblem({ ...basic, max_tokens: 20_000, thinking: { type: "enabled", budget_tokens: 100 }, messages: basic.messages })).toMatch(/1024/);
+    expect(messagesRequestProblem({ ...basic, max_tokens: 20_000, thinking, temperature: 0.2, messages: basic.messages })).toMatch(/temperature/);
   });
 });

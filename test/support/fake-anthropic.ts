@@ -5,13 +5,16 @@
  *
  * Each `POST /v1/messages` is first checked against the Messages API's structural rules (roles
  * alternate starting with `user`, no empty content, every `tool_use` answered by a `tool_result` in
- * the next user message and no stray results, at most 4 `cache_control` breakpoints); a violation is
- * answered `400 invalid_request_error` naming it, without consuming a step. Otherwise the next step
+ * the next user message and no stray results, at most 4 `cache_control` breakpoints) and those of
+ * extended thinking (see `messagesRequestProblem`: signatures checked, thinking blocks required
+ * back while tool use goes on); a violation is answered `400 invalid_request_error` naming it,
+ * without consuming a step. Otherwise the next step
  * is answered, streamed when the request has `stream: true`. An exhausted script answers HTTP 500.
  * `GET /v1/models` answers the configured model list (or never answers, with `stallModels`).
  * `{ hang: "headers" }` never answers at all; `{ endless: true }` streams one text block forever.
  * Every request is recorded before it is answered.
  */
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sleep } from "../../src/shared/abort.js";
@@ -33,9 +36,14 @@ export interface FakeToolUse {
   input: Record<string, unknown> | string;
 }
 
-/** A model answer: optional thinking, optional text, optional tool uses, in that block order. */
+/** A model answer: optional thinking, optional redacted thinking, optional text, optional tool uses, in that block order. */
 export interface AnswerStep {
+  /** A thinking block, streamed as `thinking_delta`s then one `signature_delta` (`fakeSignature` of the text). */
   thinking?: string;
+  /** Instead of `fakeSignature(thinking)`; `""` streams no `signature_delta` (an unsigned block). */
+  thinkingSignature?: string;
+  /** A `redacted_thinking` block with this `data`, after the thinking block. */
+  redactedThinking?: string;
   text?: string;
   /** Exact text pieces; their join is the text. */
   chunks?: string[];
@@ -119,14 +127,13 @@ function pieces(text: string, size = 12): string[] {
 function blocks(step: AnswerStep): { start: Record<string, unknown>; deltas: Record<string, unknown>[] }[] {
   const result: { start: Record<string, unknown>; deltas: Record<string, unknown>[] }[] = [];
   if (step.thinking !== undefined) {
+    const signature = step.thinkingSignature ?? fakeSignature(step.thinking);
     result.push({
       start: { type: "thinking", thinking: "", signature: "" },
-      deltas: [
-        ...pieces(step.thinking).map((thinking) => ({ type: "thinking_delta", thinking })),
-        { type: "signature_delta", signature: "c2lnbmF0dXJl" },
-      ],
+      deltas: [...pieces(step.thinking).map((thinking) => ({ type: "thinking_delta", thinking })), ...(signature ? [{ type: "signature_delta", signature }] : [])],
     });
   }
+  if (step.redactedThinking !== undefined) result.push({ start: { type: "redacted_thinking", data: step.redactedThinking }, deltas: [] });
   const text = step.chunks ? step.chunks.join("") : step.text;
   if (text !== undefined) {
     const parts = step.chunks ?? pieces(text);
@@ -207,7 +214,58 @@ function errorBody(type: string, message: string): Record<string, unknown> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed request JSON
 type Json = any;
 
-/** The first structural rule of the Messages API that `body` breaks, or undefined. */
+/**
+ * The signature this server gives a thinking block with `thinking` as its text; a block sent back
+ * with any other signature (or changed text) is refused, as the real API refuses a modified block.
+ */
+export function fakeSignature(thinking: string): string {
+  return Buffer.from(`fake-signature:${createHash("sha256").update(thinking).digest("hex").slice(0, 16)}`).toString("base64");
+}
+
+/** The first rule of extended thinking that `body` breaks (the `thinking` field and the thinking blocks it sends back), or undefined. */
+function thinkingProblem(body: Json, messages: Json[]): string | undefined {
+  const thinking = body.thinking;
+  let enabled = false;
+  if (thinking !== undefined) {
+    if (!["enabled", "adaptive", "disabled"].includes(thinking?.type)) return "thinking.type: Input should be 'enabled', 'adaptive' or 'disabled'";
+    enabled = thinking.type !== "disabled";
+    if (thinking.type === "enabled") {
+      if (typeof thinking.budget_tokens !== "number" || thinking.budget_tokens < 1024) return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024";
+      if (thinking.budget_tokens >= body.max_tokens) return "`max_tokens` must be greater than `thinking.budget_tokens`";
+    }
+    if (enabled && body.temperature !== undefined && body.temperature !== 1) return "`temperature` may only be set to 1 when thinking is enabled";
+  }
+  for (const [index, message] of messages.entries()) {
+    if (!Array.isArray(message.content)) continue;
+    for (const [at, block] of (message.content as Json[]).entries()) {
+      if (block.type !== "thinking" && block.type !== "redacted_thinking") continue;
+      if (message.role !== "assistant") return `messages.${index}.content.${at}: thinking blocks may only appear in assistant messages`;
+      if (block.cache_control) return `messages.${index}.content.${at}.thinking.cache_control: Extra inputs are not permitted`;
+      if (block.type === "redacted_thinking" && (typeof block.data !== "string" || !block.data)) return `messages.${index}.content.${at}.redacted_thinking.data: Field required`;
+      if (block.type === "thinking" && (typeof block.thinking !== "string" || block.signature !== fakeSignature(block.thinking))) {
+        return `messages.${index}.content.${at}: Invalid \`signature\` in \`thinking\` block`;
+      }
+    }
+  }
+  const last = messages.at(-1);
+  const continuesToolUse = last?.role === "user" && Array.isArray(last.content) && last.content.some((block: Json) => block.type === "tool_result");
+  const asked = messages.at(-2);
+  if (enabled && continuesToolUse && asked?.role === "assistant" && Array.isArray(asked.content)) {
+    const first = asked.content[0]?.type;
+    if (first !== "thinking" && first !== "redacted_thinking") {
+      return `messages.${messages.length - 2}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`.`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The first rule of the Messages API that `body` breaks, or undefined: the structural rules, then
+ * those of extended thinking (`thinking` well-formed, `max_tokens` > `budget_tokens`, no
+ * temperature other than 1 with thinking, thinking blocks only in assistant turns, each sent back
+ * with the signature this server gave it, and, with thinking on, an assistant turn whose tool use
+ * goes on opening with its thinking block).
+ */
 export function messagesRequestProblem(body: Json): string | undefined {
   if (typeof body?.model !== "string" || !body.model) return "model: Field required";
   if (typeof body.max_tokens !== "number") return "max_tokens: Field required";
@@ -247,7 +305,7 @@ export function messagesRequestProblem(body: Json): string | undefined {
     }
   }
   if (breakpoints > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`;
-  return undefined;
+  return thinkingProblem(body, messages);
 }
 
 /** Starts the server on a random loopback port. Steps may be given now or later with `push`. */

@@ -8,6 +8,8 @@ export interface FakeUsage {
   /** Sent only when scripted. */
   completion_tokens_details?: { reasoning_tokens?: number };
   prompt_tokens_details?: { cached_tokens?: number };
+  /** OpenRouter's usage accounting: what the call cost (USD credits). */
+  cost?: number;
 }
 
 export interface FakeToolCall {

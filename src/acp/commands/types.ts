@@ -17,6 +17,8 @@ export interface CommandSession {
   /** What the session's toolsets left out and why (undefined when not resolved from toolsets). */
   readonly toolset?: Pick<ResolvedToolset, "unavailable" | "unknown"> | undefined;
   readonly currentTitle: string | null;
+  /** What the session's model calls cost so far, USD (0 when unknown). */
+  readonly costUsd: number;
   readonly approvals: { readonly mode: string };
   /** Clears the conversation the model sees (same session id). Only called while the session is held. */
   resetHistory(): void;

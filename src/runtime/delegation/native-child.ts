@@ -38,7 +38,7 @@ export async function runNativeChild(run: ChildRun): Promise<DelegateChildResult
   const { config } = parent;
   const limits = config.delegation;
   const role = task.role === "orchestrator" && limits.orchestrator_enabled && run.depth < limits.max_spawn_depth ? "orchestrator" : "leaf";
-  const { resolved, provider, reasoningEffort } = parent.model();
+  const { resolved, provider, reasoningEffort, fallbacks } = parent.model();
   const tools = new ToolRegistry(childTools(parent.tools(), { ...(task.toolsets ? { toolsets: task.toolsets } : {}), role, config, env: parent.env }));
   const id = newId();
   const systemPrompt = childSystemPrompt({
@@ -79,6 +79,7 @@ export async function runNativeChild(run: ChildRun): Promise<DelegateChildResult
       providerLabel: resolved.provider,
       ...(hint ? { keyHint: hint } : {}),
       retry: { maxAttempts: config.agent.api_max_retries },
+      ...(fallbacks ? { fallbacks } : {}),
       toolContext: {
         sessionId: id,
         cwd: parent.cwd,

@@ -1,3 +1,4 @@
+import type { FallbackCandidate } from "../../agent/fallback.js";
 import type { HermesConfig } from "../../config/schema.js";
 import type { ModelRequest, Provider, ResolvedProvider } from "../../llm/types.js";
 import type { StateStore } from "../../store/state-store.js";
@@ -22,8 +23,8 @@ export interface DelegationParent {
   env: NodeJS.ProcessEnv;
   /** Where children are stored (source `subagent`); absent = not stored (tests). */
   store?: StateStore;
-  /** Its model now; children run on it. */
-  model(): { resolved: ResolvedProvider; provider: Provider; reasoningEffort?: ModelRequest["reasoningEffort"] };
+  /** Its model now, and the fallback chain for it; children run on them. */
+  model(): { resolved: ResolvedProvider; provider: Provider; reasoningEffort?: ModelRequest["reasoningEffort"]; fallbacks?: readonly FallbackCandidate[] };
   /** Its tools now, in the order its model sees them (built-ins and MCP tools). */
   tools(): readonly AnyTool[];
   /** Its session mode now. */
