@@ -130,10 +130,10 @@ describe("model switching through the runtime", () => {
     session = await runtime.sessions.create(home.workspace);
     expect(llm.requests).toHaveLength(0);
     expect(claude.requests).toHaveLength(0);
-    expect(runtime.catalogSnapshot().map((entry) => entry.id)).toEqual(["custom:test-model", "claude:claude-x"]);
+    expect(runtime.catalogSnapshot().map((entry) => entry.id)).toEqual(["custom:test-model", "custom:claude:claude-x"]);
     const entries = await runtime.catalog();
-    expect(entries.map((entry) => entry.id)).toEqual(["custom:test-model", "custom:fake-model", "claude:claude-x", "claude:claude-live"]);
-    expect(entries.find((entry) => entry.id === "claude:claude-live")?.contextLength).toBe(200_000);
+    expect(entries.map((entry) => entry.id)).toEqual(["custom:test-model", "custom:fake-model", "custom:claude:claude-x", "custom:claude:claude-live"]);
+    expect(entries.find((entry) => entry.id === "custom:claude:claude-live")?.contextLength).toBe(200_000);
     await runtime.sessions.switchModel(session, "claude:claude-live");
     expect(session.contextUsage().size).toBe(200_000);
   });

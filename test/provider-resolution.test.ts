@@ -118,7 +118,7 @@ describe("named endpoints from custom_providers:", () => {
       expect(() => runtime.config.resolveModel("retired:old")).not.toThrow();
       expect(runtime.config.resolveModel("retired:old").provider).toBe("custom");
       const catalog = await runtime.catalog();
-      expect(catalog.map((entry) => entry.id)).toEqual(["custom:test-model", "custom:fake-model", "Home Lab:lab-model", "Home Lab:fake-model"]);
+      expect(catalog.map((entry) => entry.id)).toEqual(["custom:test-model", "custom:fake-model", "custom:home-lab:lab-model", "custom:home-lab:fake-model"]);
 
       const { sessionId } = await pair.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
       await pair.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "/model custom:home-lab:lab-model" }] });

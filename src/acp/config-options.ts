@@ -18,9 +18,27 @@ export function modeState(current: SessionMode): SessionModeState {
 
 /** The models a picker offers: the catalog (configured default first) plus the session's own model. */
 export function modelChoices(session: AgentSession, catalog: readonly CatalogEntry[]): string[] {
-  const current = modelId(session.providerId, session.model);
+  const current = currentModelId(session, catalog);
   const ids = catalog.map((entry) => entry.id);
   return ids.includes(current) ? ids : [current, ...ids];
+}
+
+/**
+ * One model choice as Hermes labels it: the model's name (the configured default, first in the
+ * catalog, as `Configured Default — <model>`), its provider in the description.
+ */
+function modelOption(id: string, index: number, catalog: readonly CatalogEntry[]): { value: string; name: string; description?: string } {
+  const entry = catalog.find((candidate) => candidate.id === id);
+  if (!entry) return { value: id, name: id };
+  const name = index === 0 && catalog[0] === entry ? `Configured Default — ${entry.model}` : entry.model;
+  return { value: id, name, description: `Provider: ${entry.provider}` };
+}
+
+/** The picker id of the session's model: its catalog entry's (named endpoints are `custom:<slug>:<model>`), else `provider:model`. */
+function currentModelId(session: AgentSession, catalog: readonly CatalogEntry[]): string {
+  const provider = session.providerId.toLowerCase();
+  const entry = catalog.find((candidate) => candidate.provider.toLowerCase() === provider && candidate.model === session.model);
+  return entry?.id ?? modelId(session.providerId, session.model);
 }
 
 /**
@@ -35,8 +53,8 @@ export function sessionConfigOptions(session: AgentSession, catalog: readonly Ca
       description: "The model answering in this session (provider:model).",
       category: "model",
       type: "select",
-      currentValue: modelId(session.providerId, session.model),
-      options: modelChoices(session, catalog).map((id) => ({ value: id, name: id })),
+      currentValue: currentModelId(session, catalog),
+      options: modelChoices(session, catalog).map((id, index) => modelOption(id, index, catalog)),
     },
   ];
   if (session.supportsReasoningEffort) {
@@ -71,9 +89,14 @@ const invalid = (message: string): HermesError => new HermesError("invalid_param
 export function validateConfigValue(session: AgentSession, catalog: readonly CatalogEntry[], configId: string, value: unknown): string {
   if (typeof value !== "string") throw invalid(`config option "${configId}" takes a string value`);
   switch (configId) {
-    case MODEL_CONFIG_ID:
-      if (!modelChoices(session, catalog).includes(value)) throw invalid(`unknown model "${value}"; pick one of the advertised models`);
-      return value;
+    case MODEL_CONFIG_ID: {
+      const choices = modelChoices(session, catalog);
+      if (choices.includes(value)) return value;
+      // today's `<name>:<model>` spelling of a named endpoint's model is still accepted
+      const legacy = catalog.find((entry) => modelId(entry.provider, entry.model).toLowerCase() === value.toLowerCase());
+      if (legacy) return legacy.id;
+      throw invalid(`unknown model "${value}"; pick one of the advertised models`);
+    }
     case EFFORT_CONFIG_ID:
       if (!session.supportsReasoningEffort) throw invalid(`the model ${session.model} takes no reasoning effort`);
       if (!isReasoningEffort(value)) throw invalid(`unknown reasoning effort "${value}"; expected one of ${REASONING_EFFORTS.join(", ")}`);

@@ -49,7 +49,7 @@ describe("ModelCatalog", () => {
     // Built-ins are fetched too: point Nous at the local fake, never at the real service.
     const entries = await catalog.list(cfg, { NOUS_API_KEY: "nous-key", NOUS_BASE_URL: llm.baseUrl });
     const ids = entries.map((entry) => entry.id);
-    expect(ids.slice(0, 5)).toEqual(["claude:claude-declared", "claude:claude-extra", "claude:claude-live-1", "local:qwen3", "local:fake-model"]);
+    expect(ids.slice(0, 5)).toEqual(["custom:claude:claude-declared", "custom:claude:claude-extra", "custom:claude:claude-live-1", "custom:local:qwen3", "custom:local:fake-model"]);
     expect(ids.slice(5)).toEqual(["nous:Hermes-4-70B", "nous:fake-model"]);
     expect(llm.allRequests.filter((request) => request.headers.authorization === "Bearer nous-key")).toHaveLength(1);
     expect(entries[0]).toMatchObject({ contextLength: 1_000_000 });

@@ -5,9 +5,9 @@
  * process; a failed fetch falls back to the declared models and is retried after a pause.
  */
 import type { HermesConfig } from "../config/schema.js";
-import { configuredEndpoints, NO_KEY, type ProviderEndpoint } from "./resolve.js";
+import { configuredEndpoints, customModelId, namedProviderNames, NO_KEY, type ProviderEndpoint } from "./resolve.js";
 
-/** One choice of the picker. `id` is `provider:model`. */
+/** One choice of the picker. `id` is `provider:model`, or Hermes' `custom:<slug>:<model>` for a named endpoint. */
 export interface CatalogEntry {
   provider: string;
   model: string;
@@ -151,14 +151,16 @@ export class ModelCatalog {
 
 /**
  * The picker's entries, endpoint by endpoint in the given order (the configured one first): its
- * declared models in order, then its live models not declared. Each `provider:model` appears once.
+ * declared models in order, then its live models not declared. Each `provider:model` appears once;
+ * a named endpoint's (`providers:` / `custom_providers:`) are `custom:<slug>:<model>`, as Hermes names them.
  * `model.context_length` applies to the configured default; other lengths come from live lists.
  */
 export function assembleCatalog(config: HermesConfig, endpoints: { endpoint: ProviderEndpoint; live: LiveModel[] | undefined }[]): CatalogEntry[] {
   const entries: CatalogEntry[] = [];
   const seen = new Set<string>();
+  const named = new Set(namedProviderNames(config).map((name) => name.toLowerCase()));
   const add = (provider: string, model: string, contextLength: number | undefined): void => {
-    const id = modelId(provider, model);
+    const id = named.has(provider.toLowerCase()) ? customModelId(provider, model) : modelId(provider, model);
     if (seen.has(id)) return;
     seen.add(id);
     entries.push({ provider, model, id, ...(contextLength ? { contextLength } : {}) });

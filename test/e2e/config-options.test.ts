@@ -34,18 +34,18 @@ describe("config options", () => {
   it("offers model (configured default first), reasoning effort and mode, and switches the model for the next call", async () => {
     const created = await suite.agent!.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
     const model = option(created.configOptions, "model");
-    expect(model).toMatchObject({ category: "model", currentValue: "local:gpt-5" });
+    expect(model).toMatchObject({ category: "model", currentValue: "custom:local:gpt-5" });
     const values = model && "options" in model ? (model.options as Array<{ value: string }>).map((o) => o.value) : [];
-    expect(values.slice(0, 2)).toEqual(["local:gpt-5", "local:small-model"]);
+    expect(values.slice(0, 2)).toEqual(["custom:local:gpt-5", "custom:local:small-model"]);
     expect(option(created.configOptions, "reasoning_effort")).toMatchObject({ category: "thought_level" });
     expect(option(created.configOptions, "mode")).toMatchObject({ category: "mode", currentValue: "default" });
 
     const changed = await suite.agent!.connection.agent.request(methods.agent.session.setConfigOption, {
       sessionId: created.sessionId,
       configId: "model",
-      value: "local:small-model",
+      value: "custom:local:small-model",
     });
-    expect(option(changed.configOptions, "model")).toMatchObject({ currentValue: "local:small-model" });
+    expect(option(changed.configOptions, "model")).toMatchObject({ currentValue: "custom:local:small-model" });
     expect(option(changed.configOptions, "reasoning_effort")).toBeUndefined();
     suite.llm.push({ text: "hi" });
     await suite.agent!.connection.agent.request(methods.agent.session.prompt, { sessionId: created.sessionId, prompt: [{ type: "text", text: "hello" }] });
@@ -106,7 +106,7 @@ describe("config options", () => {
     await suite.agent!.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "/model local:small-model" }] });
     await until(() => updates("config_option_update").length > 0);
     const latest = updates("config_option_update").at(-1) as { configOptions: SessionConfigOption[] };
-    expect(option(latest.configOptions, "model")).toMatchObject({ currentValue: "local:small-model" });
+    expect(option(latest.configOptions, "model")).toMatchObject({ currentValue: "custom:local:small-model" });
   });
 
   it("keeps a switched model across a restart", async () => {
@@ -119,7 +119,7 @@ describe("config options", () => {
     suite.agent = spawnAgent({ env: suite.home.env() });
     await suite.agent!.initialize();
     const resumed = await suite.agent!.connection.agent.request(methods.agent.session.resume, { sessionId, cwd: suite.home.workspace, mcpServers: [] });
-    expect(option(resumed.configOptions, "model")).toMatchObject({ currentValue: "local:small-model" });
+    expect(option(resumed.configOptions, "model")).toMatchObject({ currentValue: "custom:local:small-model" });
     suite.llm.push({ text: "second" });
     await suite.agent!.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] });
     expect(suite.llm.requests.at(-1)?.body.model).toBe("small-model");
