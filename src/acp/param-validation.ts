@@ -1,4 +1,4 @@
-import { isAbsolute } from "node:path";
+import { isAbsoluteClientPath } from "../shared/client-path.js";
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import { z } from "zod";
 
@@ -18,7 +18,7 @@ import { z } from "zod";
 const path = z
   .string()
   .refine((value) => !value.includes("\0"), "must not contain a NUL byte")
-  .refine((value) => isAbsolute(value), "must be an absolute path");
+  .refine((value) => isAbsoluteClientPath(value), "must be an absolute path");
 
 const sessionId = z.string();
 const optionalBoolean = z.boolean().nullish();

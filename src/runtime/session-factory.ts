@@ -1,4 +1,4 @@
-import { isAbsolute } from "node:path";
+import { clientPath, isAbsoluteClientPath } from "../shared/client-path.js";
 import type { HomePaths } from "../config/paths.js";
 import { addCommandAllowlistEntry } from "../config/write.js";
 import { defaultConfig, type HermesConfig } from "../config/schema.js";
@@ -69,8 +69,8 @@ export class SessionFactory {
    * Throws HermesError `invalid_params` for a relative cwd, `config_invalid` for a broken
    * config.yaml, `auth_required` without a provider or model.
    */
-  async create(cwd: string, options: { source?: string } & SessionOpenOptions = {}): Promise<AgentSession> {
-    requireAbsolute(cwd);
+  async create(folder: string, options: { source?: string } & SessionOpenOptions = {}): Promise<AgentSession> {
+    const cwd = absoluteCwd(folder);
     const config = this.config.load();
     const { resolved, notice } = await this.config.resolveForSession(config);
     const id = newId();
@@ -102,7 +102,7 @@ export class SessionFactory {
     cwd?: string,
     options: SessionOpenOptions = {},
   ): Promise<{ session: AgentSession; transcript: TranscriptEntry[] } | undefined> {
-    if (cwd !== undefined) requireAbsolute(cwd);
+    if (cwd !== undefined) cwd = absoluteCwd(cwd);
     const record = this.store.getSession(id);
     if (!record) return undefined;
     const transcript = this.directory.transcript(id);
@@ -191,8 +191,8 @@ export class SessionFactory {
   }
 
   /** A copy of a stored session under a new id, in `cwd`, with `parent_session_id` set. */
-  async fork(sourceId: string, cwd: string, options: SessionOpenOptions = {}): Promise<AgentSession | undefined> {
-    requireAbsolute(cwd);
+  async fork(sourceId: string, folder: string, options: SessionOpenOptions = {}): Promise<AgentSession | undefined> {
+    const cwd = absoluteCwd(folder);
     if (!this.store.getSession(sourceId)) return undefined;
     const newIdValue = newId();
     this.store.forkSession(sourceId, { newId: newIdValue, cwd });
@@ -414,8 +414,10 @@ function withReview(review: ReviewSettings | undefined): { review?: ReviewSettin
   return review ? { review } : {};
 }
 
-function requireAbsolute(cwd: unknown): asserts cwd is string {
-  if (typeof cwd !== "string" || !isAbsolute(cwd)) {
+/** `cwd` in this machine's form (see `clientPath`); throws HermesError `invalid_params` unless it is an absolute path. */
+function absoluteCwd(cwd: unknown): string {
+  if (typeof cwd !== "string" || !isAbsoluteClientPath(cwd)) {
     throw new HermesError("invalid_params", `cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
   }
+  return clientPath(cwd);
 }

@@ -3,6 +3,7 @@ import { release, type } from "node:os";
 import { CHARS_PER_TOKEN } from "../agent/context.js";
 import { buildSystemPrompt, PROJECT_CONTEXT_MAX_CHARS } from "../agent/system-prompt.js";
 import { discoverProjectContext } from "./project-context.js";
+import { chooseShell } from "../tools/terminal/shell.js";
 
 export interface SessionPromptInput {
   /** `$HERMES_HOME/SOUL.md`; its text replaces the default identity when present and non-blank. */
@@ -39,7 +40,7 @@ export async function buildSessionSystemPrompt(input: SessionPromptInput): Promi
     provider: input.provider,
     startedAt: input.startedAt,
     os: `${type()} ${release()} (${process.platform})`,
-    shell: "bash",
+    shell: chooseShell(process.env)?.label ?? "none found (commands cannot run)",
   });
 }
 

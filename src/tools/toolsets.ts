@@ -23,6 +23,7 @@ import { webSearchUnavailable } from "./web/backend-config.js";
 import { webExtractTool } from "./web/web-extract.js";
 import { webSearchTool } from "./web/web-search.js";
 import { writeFileTool } from "./write-file/write-file.js";
+import { chooseShell } from "./terminal/shell.js";
 
 /**
  * Named toolsets with Hermes' names (`toolsets.py`): a toolset lists tools and may include other
@@ -88,12 +89,14 @@ const TOOLS: Readonly<Record<string, AnyTool>> = Object.fromEntries(
 /** The parts of config.yaml toolset resolution reads (`web` for the web backend, `model` / `auxiliary` for vision; absent = defaults). */
 export type ToolsetConfig = Pick<HermesConfig, "platform_toolsets" | "agent"> & Partial<Pick<HermesConfig, "web" | "model" | "auxiliary" | "browser">>;
 
+const NO_SHELL = process.platform === "win32" ? "needs bash (Git Bash, MSYS2 or WSL) or PowerShell" : "needs bash on PATH";
+
 /** What a tool needs from the machine or config: undefined when usable, else why not (shown by `/tools`). */
 const AVAILABILITY: Readonly<Record<string, (env: NodeJS.ProcessEnv, config: ToolsetConfig) => string | undefined>> = {
   web_search: (env, config) => webSearchUnavailable(config, env),
   vision_analyze: (_env, config) => visionUnavailableReason(config),
-  terminal: (env) => (onPath("bash", env) ? undefined : "needs bash on PATH"),
-  process: (env) => (onPath("bash", env) ? undefined : "needs bash on PATH"),
+  terminal: (env) => (chooseShell(env) ? undefined : NO_SHELL),
+  process: (env) => (chooseShell(env) ? undefined : NO_SHELL),
   execute_code: (env) => (onPath("python3", env) ? undefined : "needs python3 on PATH"),
   ...Object.fromEntries(BROWSER_TOOLS.map((tool) => [tool.name, (env: NodeJS.ProcessEnv, config: ToolsetConfig) => browserAvailability(env, config)])),
   browser_vision: (env, config) => browserAvailability(env, config) ?? visionUnavailableReason(config),

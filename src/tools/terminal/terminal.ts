@@ -9,7 +9,8 @@ import { guardCommand, type DangerDetector, type GuardVerdict } from "./guard.js
 import { runInClientTerminal } from "./client-run.js";
 import { ProgressThrottle } from "./progress.js";
 import { runForeground, type ForegroundOutcome } from "./run.js";
-import { shellState, wrapperArgs } from "./shell-state.js";
+import { shellState } from "./shell-state.js";
+import { terminalShell, shellArgs } from "./shell.js";
 import { childEnv } from "./child-env.js";
 import type { TerminalDetails, TerminalProgress } from "./details.js";
 import { confine, type ExecSpec } from "../exec/confine.js";
@@ -141,7 +142,8 @@ export async function executeTerminal(
   const notice = confinement.kind === "unconfined" ? confinement.notice : undefined;
   if (notice) ctx.ports.notifyUser?.(notice);
   const launch = (): ExecSpec => {
-    const spec: ExecSpec = { file: "bash", args: wrapperArgs(files, ctx.sessionId, command), cwd };
+    const shell = terminalShell();
+    const spec: ExecSpec = { file: shell.file, args: shellArgs(shell, files, ctx.sessionId, command), cwd };
     return sandboxed ? confinement.wrap(spec) : spec;
   };
 
