@@ -54,6 +54,14 @@ describe("zero-config local server", () => {
     expect(lines[1]).toMatch(/^provider: custom \(auto; base_url: env OPENAI_BASE_URL; key: none; model: fake-model from .*\/models\), model: fake-model, endpoint: http:\/\/127\.0\.0\.1:\d+\/v1, api: chat_completions$/);
   });
 
+  it("--check never prints a password carried in the base URL", async () => {
+    const url = suite.llm.baseUrl.replace("http://", "http://lab:s3cret-pass@");
+    suite.home.writeConfig(`model:\n  provider: ollama\n  base_url: ${url}\n  default: test-model\n`);
+    const lines = await providerCheckLines(loadConfig(suite.home.home), suite.home.env(), suite.home.home, new ModelCatalog());
+    expect(lines.join("\n")).not.toContain("s3cret-pass");
+    expect(lines.join("\n")).toContain("lab:***@");
+  });
+
   it("takes the first of several models and says how to choose another", async () => {
     const server = await modelServer(["embed-small", "qwen3-coder", "llama-3.3"]);
     try {

@@ -13,7 +13,7 @@ export function sendUsage(live: LiveSession): void {
   try {
     const { used, size } = live.session.contextUsage();
     const amount = live.session.costUsd;
-    const cost = amount > 0 ? { cost: { amount: roundCost(amount), currency: "USD" } } : {};
+    const cost = amount > 0 && Number.isFinite(amount) ? { cost: { amount: roundCost(amount), currency: "USD" } } : {};
     if (size > 0) live.updates.send({ sessionUpdate: "usage_update", used, size, ...cost });
   } catch (error) {
     log.warn(`usage estimate for ${live.session.id} failed: ${errorMessage(error)}`);

@@ -97,6 +97,39 @@ describe("a model server that streams forever", () => {
     expect(closed).toBe(true);
   });
 
+  it("counts final tool arguments that were never streamed as fragments", async () => {
+    const provider: Provider = {
+      id: "inline",
+      async *stream() {
+        // A Responses API server may send the arguments only in `function_call_arguments.done`.
+        yield { type: "tool_call_start", index: 0, id: "c1", name: "echo" };
+        yield { type: "tool_call_delta", index: 0, argumentsDelta: "{" };
+        yield { type: "tool_call_end", index: 0, id: "c1", name: "echo", arguments: `{"a":"${"x".repeat(20_000)}"}` };
+        yield { type: "done", finishReason: "tool_calls" };
+      },
+    };
+    const step = await callModel(provider, { model: "m", messages: [] }, "m1", new AbortController().signal, () => undefined, 10_000);
+    expect(step).toMatchObject({ capped: true, outcome: { kind: "done", finishReason: "length" }, toolCalls: [] });
+    const small = await callModel(
+      {
+        id: "inline",
+        async *stream() {
+          yield { type: "tool_call_start", index: 0, id: "c1", name: "echo" };
+          yield { type: "tool_call_delta", index: 0, argumentsDelta: "x".repeat(6_000) };
+          yield { type: "tool_call_end", index: 0, id: "c1", name: "echo", arguments: "x".repeat(6_000) };
+          yield { type: "done", finishReason: "tool_calls" };
+        },
+      },
+      { model: "m", messages: [] },
+      "m1",
+      new AbortController().signal,
+      () => undefined,
+      10_000,
+    );
+    expect(small.capped).toBeUndefined();
+    expect(small.toolCalls).toHaveLength(1);
+  });
+
   it("releases the stream on cancel and keeps only what was shown", async () => {
     llm.push({ endless: true });
     const controller = new AbortController();

@@ -48,9 +48,10 @@ export const DEFAULT_MAX_RESPONSE_CHARS = 1_000_000;
  * when the stream completed; a cut or aborted stream returns none, so a half-received call is never
  * executed. Never throws.
  *
- * A response whose text, reasoning and tool-argument characters together pass `maxResponseChars` is
- * stopped there: the stream is closed (which aborts the HTTP request, so nothing more is buffered), and
- * the result is what arrived so far with outcome `done` / `length`, `capped` set and no tool calls.
+ * A response whose text, reasoning and tool-argument characters (fragments, or final arguments that came
+ * whole) together pass `maxResponseChars` is stopped there: the stream is closed (which aborts the HTTP
+ * request, so nothing more is buffered), and the result is what arrived so far with outcome `done` /
+ * `length`, `capped` set and no tool calls.
  */
 export async function callModel(
   provider: Provider,
@@ -62,6 +63,8 @@ export async function callModel(
 ): Promise<ModelCallResult> {
   const result: ModelCallResult = { text: "", reasoning: "", toolCalls: [], usage: undefined, outcome: { kind: "aborted" } };
   let received = 0;
+  /** Argument characters streamed per tool-call index, so final arguments are counted only once. */
+  const streamedArgs = new Map<number, number>();
   const finished: ToolCall[] = [];
   const details: ReasoningDetail[] = [];
   const items: ResponsesReasoningItem[] = [];
@@ -85,6 +88,9 @@ export async function callModel(
     for await (const event of provider.stream(request, signal)) {
       received += responseChars(event);
       switch (event.type) {
+        case "tool_call_delta":
+          streamedArgs.set(event.index, (streamedArgs.get(event.index) ?? 0) + event.argumentsDelta.length);
+          break;
         case "text_delta":
           if (event.text) relay(splitter.push(event.text));
           break;
@@ -94,6 +100,8 @@ export async function callModel(
           reason(event.text);
           break;
         case "tool_call_end":
+          // Final arguments may come whole, never streamed (Responses API `arguments.done`): they count too.
+          received += Math.max(0, event.arguments.length - (streamedArgs.get(event.index) ?? 0));
           finished.push({ id: event.id, type: "function", function: { name: event.name, arguments: event.arguments } });
           break;
         case "usage":

@@ -1,3 +1,4 @@
+import { redactSecrets } from "../config/redact.js";
 import { tryLoadConfig } from "../config/load.js";
 import { ModelCatalog } from "../llm/catalog.js";
 import { resolveWithDiscovery } from "../llm/model-discovery.js";
@@ -40,7 +41,8 @@ export async function providerCheckLines(config: HermesConfig, env: NodeJS.Proce
     const pool = resolved.apiKeys && resolved.apiKeys.length > 1 ? `, ${resolved.apiKeys.length} keys in the pool` : "";
     return [
       ...(notice ? [notice] : []),
-      `provider: ${resolved.provider} (${resolved.source}), model: ${resolved.model}, endpoint: ${resolved.baseUrl}, api: ${resolved.apiMode}${pool}`,
+      // a base URL may carry user:password; --check prints to the terminal, not through the redacting logger
+      redactSecrets(`provider: ${resolved.provider} (${resolved.source}), model: ${resolved.model}, endpoint: ${resolved.baseUrl}, api: ${resolved.apiMode}${pool}`),
     ];
   } catch (error) {
     if (!isHermesError(error, "auth_required")) throw error;

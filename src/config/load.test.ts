@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { HermesError } from "../shared/errors.js";
 import { loadConfig, tryLoadConfig, type ConfigProblem } from "./load.js";
 import { clearRegisteredSecrets, redactSecrets } from "./redact.js";
@@ -111,5 +111,113 @@ describe("loadConfig", () => {
     write("model:\n  api_key: plain-config-key-1\nproviders:\n  local:\n    base_url: http://127.0.0.1:8080/v1\n    api_key: plain-config-key-2\n");
     loadConfig(home);
     expect(redactSecrets("plain-config-key-1 / plain-config-key-2")).toBe("*** / ***");
+  });
+
+  it("registers every key in the config: pools, custom_providers, fallbacks and auxiliary tasks", () => {
+    write(
+      [
+        "model:\n  api_keys: [plain-pool-key-01]",
+        "providers:\n  a:\n    base_url: http://127.0.0.1:1/v1\n    api_keys: [plain-pool-key-02]",
+        "custom_providers:\n  - name: b\n    base_url: http://127.0.0.1:2/v1\n    api_key: plain-custom-key-03\n    api_keys: [plain-custom-key-04]",
+        "fallback_providers:\n  - provider: c\n    api_key: plain-fallback-key-05",
+        "fallback_model:\n  provider: d\n  api_key: plain-fallback-key-06",
+        "auxiliary:\n  approval:\n    api_key: plain-guardian-key-07\n  title:\n    api_key: plain-title-key-08",
+      ].join("\n") + "\n",
+    );
+    loadConfig(home);
+    const keys = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => `key-0${n}`);
+    const text = "plain-pool-key-01 plain-pool-key-02 plain-custom-key-03 plain-custom-key-04 plain-fallback-key-05 plain-fallback-key-06 plain-guardian-key-07 plain-title-key-08";
+    const redacted = redactSecrets(text);
+    for (const key of keys) expect(redacted).not.toContain(key);
+  });
+});
+
+describe("loadConfig with Hermes' lists and tables (one bad entry never breaks the file)", () => {
+  /** What the logger wrote to stderr while `run` ran. */
+  function stderrOf(run: () => void): string {
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      run();
+    } finally {
+      spy.mockRestore();
+    }
+    return lines.join("");
+  }
+
+  it("reads a config.yaml as Hermes writes it: empty auxiliary and fallback fields are unset", () => {
+    write(
+      [
+        "model:\n  default: m\n  provider: openrouter\n  base_url: ''\n  api_key: ''",
+        "fallback_model:\n  provider: ''\n  model: ''",
+        "auxiliary:",
+        ...["vision", "web_extract", "compression", "approval", "title_generation"].map(
+          (task) => `  ${task}:\n    provider: auto\n    model: ''\n    base_url: ''\n    api_key: ''\n    timeout: 30\n    extra_body: {}\n    reasoning_effort: ''`,
+        ),
+      ].join("\n") + "\n",
+    );
+    const config = loadConfig(home);
+    expect(config.model).toEqual({ default: "m", provider: "openrouter" });
+    expect(config.auxiliary.approval).toMatchObject({ provider: "auto" });
+    expect(config.auxiliary.approval?.model).toBeUndefined();
+    expect(config.auxiliary.title_generation?.base_url).toBeUndefined();
+    expect(config.fallback_model ?? []).toEqual([]);
+  });
+
+  it("skips a custom_providers entry without name or base_url, with a warning naming it, and keeps the rest", () => {
+    write(
+      "custom_providers:\n  - name: no-url\n  - base_url: http://127.0.0.1:9/v1\n  - name: local\n    base_url: http://127.0.0.1:8/v1\n    model: qwen3:30b\n  - just a string\n",
+    );
+    let config = defaultConfig();
+    const warnings = stderrOf(() => (config = loadConfig(home)));
+    expect(config.custom_providers.map((entry) => entry.name)).toEqual(["local"]);
+    expect(warnings).toContain("custom_providers[0]");
+    expect(warnings).toContain("custom_providers[1]");
+    expect(warnings).toContain("custom_providers[3]");
+    expect(warnings).toMatch(/base_url/);
+  });
+
+  it("reads a single custom_providers or fallback_providers mapping as a one-entry list, and fallback_model as a list", () => {
+    write(
+      "custom_providers:\n  name: local\n  base_url: http://127.0.0.1:8/v1\nfallback_providers:\n  provider: openrouter\n  model: a/b\nfallback_model:\n  - provider: nous\n    model: c\n  - model: no-provider\n",
+    );
+    let config = defaultConfig();
+    const warnings = stderrOf(() => (config = loadConfig(home)));
+    expect(config.custom_providers).toEqual([{ name: "local", base_url: "http://127.0.0.1:8/v1" }]);
+    expect(config.fallback_providers).toEqual([{ provider: "openrouter", model: "a/b" }]);
+    expect(config.fallback_model).toEqual([{ provider: "nous", model: "c" }]);
+    expect(warnings).toContain("fallback_model[1]");
+  });
+
+  it("skips a pricing entry that is not a price table, and ignores reasoning_overrides that is not a mapping, with warnings", () => {
+    write("pricing:\n  gpt-5: cheap\n  m2:\n    input: -1\n  m1:\n    input: 1\n    output: 2\nagent:\n  reasoning_overrides:\n    - gpt-5\n");
+    let config = defaultConfig();
+    const warnings = stderrOf(() => (config = loadConfig(home)));
+    expect(config.pricing).toEqual({ m1: { input: 1, output: 2 } });
+    expect(config.agent.reasoning_overrides).toEqual({});
+    expect(warnings).toContain("pricing.gpt-5");
+    expect(warnings).toContain("pricing.m2");
+    expect(warnings).toContain("agent.reasoning_overrides");
+  });
+
+  it("drops reasoning_overrides values that are not text, and key list items that are not keys", () => {
+    write(
+      "agent:\n  reasoning_overrides:\n    gpt-5: high\n    o3: {level: low}\nmodel:\n  api_keys: [plain-key-aaaa1, ~, '']\nproviders:\n  a:\n    base_url: http://127.0.0.1:1/v1\n    key_env: [KEY_A, '', 5]\n  b:\n    base_url: http://127.0.0.1:2/v1\n    key_env: ''\n",
+    );
+    const config = loadConfig(home);
+    expect(config.agent.reasoning_overrides).toEqual({ "gpt-5": "high" });
+    expect(config.model.api_keys).toEqual(["plain-key-aaaa1"]);
+    expect(config.providers.a?.key_env).toEqual(["KEY_A"]);
+    expect(config.providers.b?.key_env).toBeUndefined();
+  });
+
+  it("still rejects custom_providers and fallback_providers that are neither a list nor a mapping, naming the key", () => {
+    write("custom_providers: local\n");
+    expect(failure().message).toContain("custom_providers");
+    write("fallback_providers: 5\n");
+    expect(failure().message).toContain("fallback_providers");
   });
 });

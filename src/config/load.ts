@@ -21,7 +21,9 @@ export type LoadConfigResult = { ok: true; config: HermesConfig } | { ok: false;
  * Reads and validates `<home>/config.yaml`. A missing file yields `defaultConfig()`; an empty or
  * comment-only file does too. Throws HermesError `config_invalid` whose message names the file
  * and lists every problem with its key path, line and what was expected; `error.data` holds
- * `{ path, problems: ConfigProblem[] }`. API keys found in the config are registered for redaction.
+ * `{ path, problems: ConfigProblem[] }`. Every API key found in the config (model, providers,
+ * custom_providers, fallbacks, auxiliary tasks) is registered for redaction. Entries of Hermes'
+ * lists and per-model tables that cannot be read are skipped with a warning (see schema.ts).
  */
 export function loadConfig(home: string): HermesConfig {
   const path = homePaths(home).configFile;
@@ -72,8 +74,7 @@ export function parseConfigText(text: string, path: string): HermesConfig {
     throw invalid(path, problems);
   }
   const config = result.data;
-  registerSecret(config.model.api_key);
-  for (const entry of Object.values(config.providers)) registerSecret(entry.api_key);
+  for (const key of configKeys(config)) registerSecret(key);
   return config;
 }
 
@@ -170,4 +171,19 @@ function describe(value: unknown): string {
 
 function firstLine(message: string): string {
   return message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? message;
+}
+
+/** Every key written in config.yaml: the model's pool, named endpoints', fallbacks' and auxiliary tasks'. */
+function configKeys(config: HermesConfig): (string | undefined)[] {
+  const pools = [config.model, ...Object.values(config.providers), ...config.custom_providers];
+  const tasks = Object.values(config.auxiliary).map((task) => (isRecord(task) && typeof task.api_key === "string" ? task.api_key : undefined));
+  return [
+    ...pools.flatMap((entry) => [entry.api_key, ...(entry.api_keys ?? [])]),
+    ...[...config.fallback_providers, ...(config.fallback_model ?? [])].map((entry) => entry.api_key),
+    ...tasks,
+  ];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
 }

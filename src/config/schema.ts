@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { log } from "../shared/logger.js";
 
 /**
  * The schema of `config.yaml`. Every key has a default (DESIGN §6), so parsing `{}` yields a
@@ -31,8 +32,74 @@ const listOfStrings = (value: unknown): unknown => {
   return Array.isArray(value) ? value.map(String) : value;
 };
 const stringList = z.preprocess(listOfStrings, z.array(z.string()).default([]));
-/** `stringList` that stays absent when absent (so a rewritten section keeps its shape). */
-const optionalStringList = z.preprocess(listOfStrings, z.array(z.string()).optional());
+
+/** Blank text (`''`, as Hermes writes unset fields) and null count as absent. */
+const blankAbsent = (value: unknown): unknown => (value === null || (typeof value === "string" && value.trim() === "") ? undefined : value);
+/** An optional non-empty string; Hermes' `''` is unset. */
+const optionalText = z.preprocess(blankAbsent, z.string().min(1).optional());
+
+/**
+ * A list of keys (`api_keys`): `stringList`'s spellings, with items that are no key (null, blank,
+ * a mapping) left out rather than sent as `"null"`; stays absent when absent (so a rewritten
+ * section keeps its shape).
+ */
+const keyList = z.preprocess((value) => {
+  const list = listOfStrings(Array.isArray(value) ? value.filter((item) => typeof item === "string" || typeof item === "number") : value);
+  return Array.isArray(list) ? list.filter((item) => typeof item === "string" && item.trim() !== "") : list;
+}, z.array(z.string()).optional());
+
+/** `key_env`: one variable name or several; blank names (and non-names in a list) are left out, an empty result is unset. */
+const keyEnvNames = z.preprocess((value) => {
+  if (!Array.isArray(value)) return blankAbsent(value);
+  const names = value.filter((item): item is string => typeof item === "string" && item.trim() !== "").map((item) => item.trim());
+  return names.length > 0 ? names : undefined;
+}, z.union([z.string().trim().min(1), z.array(z.string().min(1))]).optional());
+
+/** `custom_providers[2]: base_url: Invalid input…` — where an entry is wrong, never its values. */
+function entryProblem(where: string, error: z.ZodError): string {
+  const first = error.issues[0];
+  const path = first?.path.length ? `${first.path.map(String).join(".")}: ` : "";
+  return `${where}: ${path}${first?.message ?? "invalid"}`;
+}
+
+/** Whether `item` passes `schema`; when not, logs that `where` is skipped and why. */
+function keepEntry(schema: z.ZodType, item: unknown, where: string): boolean {
+  const result = schema.safeParse(item);
+  if (!result.success) log.warn(`config.yaml ${entryProblem(where, result.error)}; this entry is skipped`);
+  return result.success;
+}
+
+const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+/** A mapping whose every value is blank (Hermes' unset `fallback_model: {provider: '', model: ''}`): off, not wrong. */
+const isBlankEntry = (value: unknown): boolean => isMapping(value) && Object.values(value).every((field) => blankAbsent(field) === undefined);
+
+/**
+ * A list read entry by entry, as Hermes reads its lists: an entry `entry` rejects is skipped with
+ * a warning naming it (`custom_providers[2]: …`), the others are kept; an entry with only blank
+ * values is off and left out quietly; one mapping counts as a one-entry list; absent or null is empty. Any other value (a string, a number) is still an error
+ * naming the key: the user relies on the section, and nothing of it can be read.
+ */
+const lenientList = <T extends z.ZodType>(key: string, entry: T) =>
+  z.preprocess((value) => {
+    if (value === null || value === undefined) return undefined;
+    const items: unknown = isMapping(value) ? [value] : value;
+    return Array.isArray(items) ? items.filter((item, index) => !isBlankEntry(item) && keepEntry(entry, item, `${key}[${index}]`)) : items;
+  }, z.array(entry).default([]));
+
+/**
+ * A table keyed by model id read entry by entry: a value `entry` rejects is skipped with a warning
+ * naming it (`pricing.gpt-5: …`). A section that is not a mapping at all is ignored with a warning
+ * (these tables only tune a model: a cost shown, an effort sent), so the agent still starts.
+ */
+const lenientTable = <T extends z.ZodType>(key: string, entry: T) =>
+  z.preprocess((value) => {
+    if (value === null || value === undefined) return undefined;
+    if (!isMapping(value)) {
+      log.warn(`config.yaml ${key}: expected a mapping of model ids, got ${Array.isArray(value) ? "a list" : typeof value}; ignored`);
+      return undefined;
+    }
+    return Object.fromEntries(Object.entries(value).filter(([name, item]) => keepEntry(entry, item, `${key}.${name}`)));
+  }, z.record(z.string(), entry).default({}));
 
 /** A boolean flag as Hermes coerces it (`_coerce_capability_bool`): booleans, 0/1 and YAML tokens; anything else → absent. */
 const capabilityFlag = (value: unknown): boolean | undefined => {
@@ -53,18 +120,18 @@ const modelSection = z.preprocess(
   (value) => (value === null ? undefined : typeof value === "string" ? { default: value } : value),
   z
     .looseObject({
-      default: z.string().min(1).optional(),
-      model: z.string().min(1).optional(),
-      provider: z.string().min(1).default("auto"),
-      base_url: z.string().min(1).optional(),
-      api_key: z.string().min(1).optional(),
+      default: optionalText,
+      model: optionalText,
+      provider: z.preprocess(blankAbsent, z.string().min(1).default("auto")),
+      base_url: optionalText,
+      api_key: optionalText,
       /** More keys for the configured provider: a credential pool rotated on 429 / 401 / quota errors (`api_key` first). */
-      api_keys: optionalStringList,
+      api_keys: keyList,
       /**
        * `chat_completions`, `responses` (Hermes' `codex_responses`) or `anthropic_messages`; other
        * Hermes modes fall back to detection from the URL and model.
        */
-      api_mode: z.string().min(1).optional(),
+      api_mode: optionalText,
       context_length: z.number().int().positive().optional(),
       max_tokens: z.number().int().positive().optional(),
       /**
@@ -97,7 +164,7 @@ const agentSection = z
      * Reasoning effort per model, over `reasoning_effort`: keys are model ids (matched without case,
      * with or without the `vendor/` prefix; a trailing `*` matches a prefix), values effort levels.
      */
-    reasoning_overrides: orAbsent(z.record(z.string(), z.string()).default({})),
+    reasoning_overrides: lenientTable("agent.reasoning_overrides", z.string()),
     /** Toolsets taken away from whatever is enabled (Hermes' `agent.disabled_toolsets`), e.g. `[terminal]`, `[mcp-github]`. */
     disabled_toolsets: z.array(z.string()).default([]),
   })
@@ -156,26 +223,26 @@ const compressionSection = z
  */
 const providerEntry = z.looseObject({
   base_url: z.string().min(1),
-  api_key: z.string().min(1).optional(),
+  api_key: optionalText,
   /** More keys: the entry's credential pool (`api_key` first), rotated on 429 / 401 / quota errors. */
-  api_keys: optionalStringList,
+  api_keys: keyList,
   /** The variable holding the key, or several (a credential pool, in order). */
-  key_env: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
+  key_env: keyEnvNames,
   /** `false` leaves the entry out everywhere (Hermes' `enabled`). */
   enabled: z.preprocess(capabilityFlag, z.boolean().optional()),
   /** Default model of the entry (else its first `models` entry). */
   model: z.string().optional(),
   models: z.array(z.string()).optional(),
-  api_mode: z.string().min(1).optional(),
+  api_mode: optionalText,
 });
 
 /** One `auxiliary.<task>` entry: which model does the side task (Hermes' keys); `enabled: false` turns the task off where it can be. */
 const auxiliaryTask = z.looseObject({
-  provider: z.string().min(1).default("auto"),
-  model: z.string().min(1).optional(),
-  base_url: z.string().min(1).optional(),
-  api_key: z.string().min(1).optional(),
-  api_mode: z.string().min(1).optional(),
+  provider: z.preprocess(blankAbsent, z.string().min(1).default("auto")),
+  model: optionalText,
+  base_url: optionalText,
+  api_key: optionalText,
+  api_mode: optionalText,
   enabled: z.preprocess(capabilityFlag, z.boolean().optional()),
 });
 
@@ -185,10 +252,10 @@ const customProviderEntry = providerEntry.extend({ name: z.string().trim().min(1
 /** One `fallback_providers:` entry: the model tried when the session's model keeps failing (Hermes' keys). */
 const fallbackEntry = z.looseObject({
   provider: z.string().trim().min(1),
-  model: z.string().trim().min(1).optional(),
-  base_url: z.string().min(1).optional(),
-  api_key: z.string().min(1).optional(),
-  api_mode: z.string().min(1).optional(),
+  model: z.preprocess(blankAbsent, z.string().trim().min(1).optional()),
+  base_url: optionalText,
+  api_key: optionalText,
+  api_mode: optionalText,
 });
 
 /** USD per million tokens for one model (`pricing.<model>`). */
@@ -347,17 +414,29 @@ export const configSchema = z.looseObject({
       .prefault({}),
   ),
   providers: orAbsent(z.record(z.string(), providerEntry).default({})),
-  /** Hermes' legacy list of named endpoints; read like `providers:` (a `providers:` entry of the same name wins). */
-  custom_providers: orAbsent(z.array(customProviderEntry).default([])),
+  /**
+   * Hermes' legacy list of named endpoints; read like `providers:` (a `providers:` entry of the same
+   * name wins). Read entry by entry (`lenientList`): one without `name` or `base_url` is skipped with
+   * a warning, as Hermes skips it.
+   */
+  custom_providers: lenientList("custom_providers", customProviderEntry),
   /**
    * Models tried in order when a model call still fails after its retries on a provider-side error
    * (rate limit, 5xx, timeout, network, auth, quota); never on a cancel or a request the provider
-   * rejected as bad. Hermes' older single `fallback_model:` counts as a one-entry list.
+   * rejected as bad. Read entry by entry (`lenientList`: an entry without `provider` is skipped with
+   * a warning; one mapping is a one-entry chain).
    */
-  fallback_providers: orAbsent(z.array(fallbackEntry).default([])),
-  fallback_model: orAbsent(fallbackEntry.optional()),
-  /** Per-model prices in USD per million tokens, for `cost` in usage updates when the provider reports none. Keys as in `agent.reasoning_overrides`. */
-  pricing: orAbsent(z.record(z.string(), modelPrice).default({})),
+  fallback_providers: lenientList("fallback_providers", fallbackEntry),
+  /**
+   * Hermes' older spelling, tried after `fallback_providers`: one entry or a list, read like it;
+   * absent when nothing usable is there (Hermes' default `{provider: '', model: ''}` is off).
+   */
+  fallback_model: z.preprocess((value) => (value === null ? undefined : value), lenientList("fallback_model", fallbackEntry).optional()).transform((list) => (list && list.length > 0 ? list : undefined)),
+  /**
+   * Per-model prices in USD per million tokens, for `cost` in usage updates when the provider reports
+   * none. Keys as in `agent.reasoning_overrides`. A value that is no price table is skipped with a warning.
+   */
+  pricing: lenientTable("pricing", modelPrice),
   mcp_servers: orAbsent(z.record(z.string(), z.unknown()).default({})),
   /**
    * Toolsets enabled per platform (Hermes' `platform_toolsets`); this agent reads `acp`. Absent =

@@ -158,19 +158,23 @@ async function* streamMessages(
   try {
     const body = toMessagesRequest(request, options.promptCaching ?? true);
     for await (const event of guard.chunks((own) => loaded.client.messages.create(body, { signal: own }))) {
+      // A server may send anything: an event that is not an object is skipped, fields of the wrong type read as absent.
+      if (!isObject(event)) continue;
       switch (event.type) {
         case "message_start":
-          usage.add(event.message.usage);
+          usage.add(event.message?.usage);
           break;
         case "content_block_start": {
           const block = event.content_block;
-          if (block.type === "text" && block.text) yield { type: "text_delta", text: block.text };
+          if (!isObject(block)) break;
+          if (block.type === "text" && text(block.text)) yield { type: "text_delta", text: block.text };
           else if (block.type === "thinking") {
-            thinking.set(event.index, { type: "thinking", thinking: block.thinking ?? "", signature: block.signature ?? "" });
-            if (block.thinking) yield { type: "reasoning_delta", text: block.thinking };
-          } else if (block.type === "redacted_thinking") thinking.set(event.index, { type: "redacted_thinking", data: block.data ?? "" });
+            thinking.set(event.index, { type: "thinking", thinking: text(block.thinking), signature: text(block.signature) });
+            if (text(block.thinking)) yield { type: "reasoning_delta", text: block.thinking };
+          } else if (block.type === "redacted_thinking") thinking.set(event.index, { type: "redacted_thinking", data: text(block.data) });
           else if (block.type === "tool_use") {
-            const call: ToolBlock = { index: tools.size, id: block.id || `toolu_${randomUUID().replace(/-/g, "").slice(0, 24)}`, name: block.name, arguments: "", initial: block.input };
+            const id = text(block.id) || `toolu_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
+            const call: ToolBlock = { index: tools.size, id, name: text(block.name), arguments: "", initial: block.input };
             tools.set(event.index, call);
             yield { type: "tool_call_start", index: call.index, id: call.id, name: call.name };
           }
@@ -178,15 +182,16 @@ async function* streamMessages(
         }
         case "content_block_delta": {
           const delta = event.delta;
-          if (delta.type === "text_delta" && delta.text) yield { type: "text_delta", text: delta.text };
-          else if (delta.type === "thinking_delta" && delta.thinking) {
+          if (!isObject(delta)) break;
+          if (delta.type === "text_delta" && text(delta.text)) yield { type: "text_delta", text: delta.text };
+          else if (delta.type === "thinking_delta" && text(delta.thinking)) {
             const block = thinking.get(event.index);
             if (block?.type === "thinking") block.thinking += delta.thinking;
             yield { type: "reasoning_delta", text: delta.thinking };
-          } else if (delta.type === "signature_delta" && delta.signature) {
+          } else if (delta.type === "signature_delta" && text(delta.signature)) {
             const block = thinking.get(event.index);
             if (block?.type === "thinking") block.signature += delta.signature;
-          } else if (delta.type === "input_json_delta" && delta.partial_json) {
+          } else if (delta.type === "input_json_delta" && text(delta.partial_json)) {
             const call = tools.get(event.index);
             if (call) {
               call.arguments += delta.partial_json;
@@ -201,10 +206,12 @@ async function* streamMessages(
           if (block && isSendable(block)) yield { type: "reasoning_detail", detail: block };
           break;
         }
-        case "message_delta":
-          if (event.delta.stop_reason) stopReason = event.delta.stop_reason;
+        case "message_delta": {
+          const stop = text(event.delta?.stop_reason);
+          if (stop) stopReason = stop;
           usage.add(event.usage);
           break;
+        }
         default:
           break;
       }
@@ -225,6 +232,16 @@ async function* streamMessages(
   yield { type: "done", finishReason: toFinishReason(stopReason ?? "end_turn", tools.size > 0) };
 }
 
+/** True for a non-null object (what every well-formed event and block is). */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+/** `value` when it is a string, else "" (a field of the wrong type reads as absent). */
+function text(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
 /** A thinking block the API will take back: signed thinking (the signature proves it), redacted thinking with its data. */
 function isSendable(block: ReasoningDetail): boolean {
   return block.type === "thinking" ? block.signature !== "" : block.data !== "";
@@ -242,7 +259,8 @@ function connectTimeoutMs(options: AnthropicProviderOptions): number {
 
 /**
  * Anthropic usage across `message_start` and `message_delta` (later values win). `inputTokens`
- * counts the whole prompt, cached parts included, as OpenAI's `prompt_tokens` does.
+ * counts the whole prompt, cached parts included, as OpenAI's `prompt_tokens` does. A count that is not a
+ * number ≥ 0 reads as absent.
  */
 class UsageTotals {
   private seen = false;
@@ -254,7 +272,10 @@ class UsageTotals {
   add(usage: unknown): void {
     if (!usage || typeof usage !== "object") return;
     const fields = usage as Record<string, unknown>;
-    const number = (name: string): number | undefined => (typeof fields[name] === "number" ? (fields[name] as number) : undefined);
+    const number = (name: string): number | undefined => {
+      const value = fields[name];
+      return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
+    };
     const input = number("input_tokens");
     const output = number("output_tokens");
     const read = number("cache_read_input_tokens");

@@ -119,8 +119,8 @@ const OUTPUT_PATTERNS: readonly RegExp[] = [
 ];
 
 /** Numbers outside this range are not token counts of a real window. */
-const MIN_WINDOW = 256;
-const MAX_WINDOW = 100_000_000;
+export const MIN_WINDOW = 256;
+export const MAX_WINDOW = 100_000_000;
 
 /**
  * The numbers `message` states about the window, the prompt and the output cap (each only when a

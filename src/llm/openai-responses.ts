@@ -102,17 +102,19 @@ async function* streamResponses(
   try {
     const body = toResponsesRequest(request);
     for await (const event of guard.chunks((own) => loaded.client.responses.create(body, { signal: own }))) {
+      // A server may send anything: an event that is not an object is skipped, fields of the wrong type read as absent.
+      if (!isObject(event)) continue;
       switch (event.type) {
         case "response.output_text.delta":
         case "response.refusal.delta":
-          if (event.delta) yield { type: "text_delta", text: event.delta };
+          if (text(event.delta)) yield { type: "text_delta", text: event.delta };
           break;
         case "response.reasoning_summary_part.added":
           if (event.summary_index > 0 && reasoning.has(event.item_id)) separate = true;
           break;
         case "response.reasoning_summary_text.delta":
         case "response.reasoning_text.delta":
-          if (event.delta) {
+          if (text(event.delta)) {
             // Summary parts and reasoning items read as paragraphs, as the joined summary does.
             if (separate || (reasoning.size > 0 && !reasoning.has(event.item_id))) yield { type: "reasoning_delta", text: "\n\n" };
             separate = false;
@@ -121,16 +123,17 @@ async function* streamResponses(
           }
           break;
         case "response.output_item.added":
-          if (event.item.type === "function_call") yield* calls.added(event.output_index, event.item);
+          if (isObject(event.item) && event.item.type === "function_call") yield* calls.added(event.output_index, event.item);
           break;
         case "response.function_call_arguments.delta":
-          yield* calls.delta(event.output_index, event.delta);
+          yield* calls.delta(event.output_index, text(event.delta));
           break;
         case "response.function_call_arguments.done":
           calls.final(event.output_index, event.arguments);
           break;
         case "response.output_item.done": {
           const item = event.item;
+          if (!isObject(item)) break;
           if (item.type === "function_call") {
             yield* calls.added(event.output_index, item);
             calls.final(event.output_index, item.arguments);
@@ -146,20 +149,21 @@ async function* streamResponses(
           break;
         }
         case "response.completed":
-          if (event.response.usage) usage = toUsage(event.response.usage);
+          if (isObject(event.response?.usage)) usage = toUsage(event.response.usage);
           finish = calls.size > 0 ? "tool_calls" : "stop";
           break;
         case "response.incomplete":
-          if (event.response.usage) usage = toUsage(event.response.usage);
-          finish = incompleteReason(event.response.incomplete_details?.reason);
+          if (isObject(event.response?.usage)) usage = toUsage(event.response.usage);
+          finish = incompleteReason(event.response?.incomplete_details?.reason);
           break;
         case "response.failed": {
-          const error = event.response.error;
-          failure = streamError(options.id, error?.code ?? undefined, error?.message ?? "the response failed", redact);
+          const error: unknown = event.response?.error;
+          const facts = isObject(error) ? (error as { code?: unknown; message?: unknown }) : {};
+          failure = streamError(options.id, text(facts.code) || undefined, text(facts.message) || "the response failed", redact);
           break;
         }
         case "error":
-          failure = streamError(options.id, event.code ?? undefined, event.message, redact);
+          failure = streamError(options.id, text(event.code) || undefined, text(event.message) || "the server reported an error", redact);
           break;
         default:
           break;
@@ -184,25 +188,45 @@ function connectTimeoutMs(options: OpenAiResponsesProviderOptions): number {
   return options.connectTimeoutMs ?? options.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
 }
 
-/** What we keep of a finished reasoning output item: id, encrypted content, summary texts. */
-function toReasoningItem(item: { id: string; encrypted_content?: string | null; summary: { text: string }[] }): ResponsesReasoningItem {
+/** True for a non-null object (what every well-formed event and item is). */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+/** `value` when it is a string, else "" (a field of the wrong type reads as absent). */
+function text(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+/** A token count: a finite number ≥ 0, rounded; undefined for anything else. */
+function tokenCount(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
+}
+
+/**
+ * What we keep of a finished reasoning output item: id, encrypted content, summary texts (fields
+ * of the wrong type, and summary parts without text, are dropped).
+ */
+function toReasoningItem(item: { id?: unknown; encrypted_content?: unknown; summary?: unknown }): ResponsesReasoningItem {
+  const parts: unknown[] = Array.isArray(item.summary) ? item.summary : [];
   const kept: ResponsesReasoningItem = {
     type: "reasoning",
-    summary: item.summary.map((part) => ({ type: "summary_text", text: part.text })),
+    summary: parts.flatMap((part) => (isObject(part) && typeof part.text === "string" ? [{ type: "summary_text" as const, text: part.text }] : [])),
   };
-  if (item.id) kept.id = item.id;
-  if (item.encrypted_content) kept.encrypted_content = item.encrypted_content;
+  if (text(item.id)) kept.id = text(item.id);
+  if (text(item.encrypted_content)) kept.encrypted_content = text(item.encrypted_content);
   return kept;
 }
 
+/** Usage from the final response; a count that is not a number ≥ 0 reads as absent. */
 function toUsage(usage: ResponseUsage): TokenUsage {
-  const input = usage.input_tokens ?? 0;
-  const output = usage.output_tokens ?? 0;
-  const result: TokenUsage = { inputTokens: input, outputTokens: output, totalTokens: usage.total_tokens ?? input + output };
-  const cached = usage.input_tokens_details?.cached_tokens;
-  const reasoning = usage.output_tokens_details?.reasoning_tokens;
-  if (typeof cached === "number") result.cachedTokens = cached;
-  if (typeof reasoning === "number") result.reasoningTokens = reasoning;
+  const input = tokenCount(usage.input_tokens) ?? 0;
+  const output = tokenCount(usage.output_tokens) ?? 0;
+  const result: TokenUsage = { inputTokens: input, outputTokens: output, totalTokens: tokenCount(usage.total_tokens) ?? input + output };
+  const cached = tokenCount(usage.input_tokens_details?.cached_tokens);
+  const reasoning = tokenCount(usage.output_tokens_details?.reasoning_tokens);
+  if (cached !== undefined) result.cachedTokens = cached;
+  if (reasoning !== undefined) result.reasoningTokens = reasoning;
   return result;
 }
 
@@ -226,7 +250,8 @@ interface PendingCall {
  * Function calls by `output_index`. Each gets the next call index (0, 1, …) in the order the calls
  * appear; `tool_call_start` is emitted once, when the item is first seen, with any arguments it
  * already carries as one delta. `finish` emits `tool_call_end` in index order with the final
- * arguments (the streamed fragments when no final text came). A call without `call_id` gets `call_<random>`.
+ * arguments (the streamed fragments when no final text came). A call without `call_id` gets `call_<random>`;
+ * a name or arguments that are not strings read as empty.
  */
 class FunctionCalls {
   private readonly byOutput = new Map<number, PendingCall>();
@@ -235,13 +260,13 @@ class FunctionCalls {
     return this.byOutput.size;
   }
 
-  *added(outputIndex: number, item: { call_id?: string; name: string; arguments?: string }): Generator<ProviderEvent> {
+  *added(outputIndex: number, item: { call_id?: unknown; name?: unknown; arguments?: unknown }): Generator<ProviderEvent> {
     if (this.byOutput.has(outputIndex)) return;
     const call: PendingCall = {
       index: this.byOutput.size,
-      id: item.call_id || `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`,
-      name: item.name,
-      arguments: item.arguments ?? "",
+      id: text(item.call_id) || `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`,
+      name: text(item.name),
+      arguments: text(item.arguments),
     };
     this.byOutput.set(outputIndex, call);
     yield { type: "tool_call_start", index: call.index, id: call.id, name: call.name };
@@ -255,7 +280,7 @@ class FunctionCalls {
     yield { type: "tool_call_delta", index: call.index, argumentsDelta: fragment };
   }
 
-  final(outputIndex: number, text: string | undefined): void {
+  final(outputIndex: number, text: unknown): void {
     const call = this.byOutput.get(outputIndex);
     if (call && typeof text === "string" && text !== "") call.final = text;
   }

@@ -25,3 +25,10 @@ describe("guardianRequest", () => {
     expect(String(user!.content).match(/<\/command>/g)).toHaveLength(1);
   });
 });
+
+describe("parseVerdict against a hostile guardian", () => {
+  it("escalates a huge reply without reading it for long", () => {
+    expect(parseVerdict(`${"<think>".repeat(1_000_000)}{"verdict": "approve"}`).verdict).toBe("escalate");
+    expect(parseVerdict(`{"verdict": "approve"}${" ".repeat(1_000_000)}`).verdict).toBe("escalate");
+  });
+});

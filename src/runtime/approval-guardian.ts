@@ -11,6 +11,7 @@ import type { ChatMessage } from "../llm/types.js";
 import { errorMessage } from "../shared/errors.js";
 import { log } from "../shared/logger.js";
 import type { AuxiliaryModelPort, CommandApprovalRequest } from "../tools/ports.js";
+import { stripThinking } from "./summarizer.js";
 
 export type GuardianVerdict = { verdict: "approve" | "deny" | "escalate"; reason: string };
 /** Judges one flagged command. Never rejects (see the module doc). */
@@ -47,13 +48,17 @@ function fenced(text: string): string {
   return text.replace(/<\//g, "<\\/");
 }
 
+/** Longest guardian reply read (characters): its whole output budget at 16 characters a token. */
+const MAX_REPLY_CHARS = GUARDIAN_MAX_TOKENS * 16;
+
 /**
  * The verdict in a guardian's reply: JSON `{verdict, reason}` (also fenced or after reasoning);
  * anything else, or a verdict not in the list, is `escalate`. Several verdicts disagreeing is
- * `escalate` too. Pure.
+ * `escalate` too, and so is a reply longer than the guardian's output budget (unread). Pure.
  */
 export function parseVerdict(reply: string): GuardianVerdict {
-  const text = reply.replace(/<(think|thinking|reasoning)>[\s\S]*?<\/\1>/gi, "");
+  if (reply.length > MAX_REPLY_CHARS) return { verdict: "escalate", reason: "the guardian's reply was too long to read" };
+  const text = stripThinking(reply);
   const verdicts: GuardianVerdict[] = [];
   for (const found of text.matchAll(/\{[^{}]*"verdict"[^{}]*\}/g)) {
     try {

@@ -71,7 +71,7 @@ export class SessionApprovals {
     const command = allowanceKey(request.command);
     if (this.deniedPatterns.has(key)) return false;
     if (this.allowedCommands.has(command) || config.command_allowlist.includes(key) || config.command_allowlist.includes(command)) return true;
-    const guardian = config.approvals.mode === "smart" ? this.settings.guardian : undefined;
+    const guardian = config.approvals.mode === "smart" && !request.userOnly ? this.settings.guardian : undefined;
     if (guardian) {
       const { verdict, reason } = await guardian(request, signal);
       if (signal.aborted) return false;

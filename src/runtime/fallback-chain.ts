@@ -19,7 +19,7 @@ export type FallbackEntry = HermesConfig["fallback_providers"][number];
 
 /** `fallback_providers` followed by `fallback_model`, each endpoint-and-model once, in order. Pure. */
 export function fallbackEntries(config: HermesConfig): FallbackEntry[] {
-  const entries = [...config.fallback_providers, ...(config.fallback_model ? [config.fallback_model] : [])];
+  const entries = [...config.fallback_providers, ...(config.fallback_model ?? [])];
   const seen = new Set<string>();
   return entries.filter((entry) => {
     const id = [entry.provider.toLowerCase(), entry.model ?? "", entry.base_url ?? "", entry.api_key ?? "", entry.api_mode ?? ""].join("\n");

@@ -393,6 +393,8 @@ export class AgentSession {
   /** Adds one call's cost to the session's total; answers it (0 when unknown). Never throws. */
   private noteCost(usage: TokenUsage): number {
     const cost = callCost(usage, this.model, this.parts.config.pricing) ?? 0;
+    // a provider reporting absurd costs must not turn the total into Infinity (sent as null)
+    if (!Number.isFinite(this.accruedCost + cost)) return 0;
     this.accruedCost += cost;
     return cost;
   }

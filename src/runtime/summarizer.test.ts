@@ -37,3 +37,17 @@ describe("stripThinking", () => {
     expect(stripThinking("<thinking>a</thinking>b <think>c")).toBe("b");
   });
 });
+
+describe("createSummarizer against a reply far past its output cap", () => {
+  it("rejects a reply longer than the token budget allows instead of collecting it", async () => {
+    llm.push({ text: "{".repeat(2_000_000) });
+    await expect(summarizer()([{ role: "user", content: "x" }], new AbortController().signal, { maxTokens: 512 })).rejects.toThrow(/longer than/);
+  });
+});
+
+describe("stripThinking on hostile text", () => {
+  it("handles a huge run of unclosed tags in one pass, keeping the text before them", () => {
+    expect(stripThinking(`keep${"<think>".repeat(300_000)}`)).toBe("keep");
+    expect(stripThinking(`a<THINK>x</think>b${"<reasoning>y</reasoning>".repeat(100_000)}c`)).toBe("abc");
+  });
+});

@@ -47,3 +47,31 @@ describe("titleGenerationEnabled", () => {
     expect(titleGenerationEnabled(configSchema.parse({ auxiliary: { title_generation: { enabled: true } } }), {})).toBe(true);
   });
 });
+
+describe("parseGeneratedTitle against a hostile title model", () => {
+  it("drops control characters, ANSI escapes, bidi overrides and zero-width characters", () => {
+    expect(parseGeneratedTitle('{"title": "\u202eFix\u0085 \u001b[31mupload\u001b[0m\u200b bug\u2066"}')).toBe("Fix upload bug");
+    expect(parseGeneratedTitle("\u001b]0;owned\u0007Rename\u0000 the\tparser")).toBe("Rename the parser");
+  });
+
+  it("never answers JSON text itself as the title", () => {
+    expect(parseGeneratedTitle('{"title": "Fix\u0001 it", "x": 1}')).toBe("Fix it");
+    expect(parseGeneratedTitle('{"title": 5}')).toBeUndefined();
+  });
+
+  it("refuses a huge reply at once", () => {
+    expect(parseGeneratedTitle("{".repeat(10_000_000))).toBeUndefined();
+    expect(parseGeneratedTitle(`${"<think>".repeat(1_000_000)}`)).toBeUndefined();
+  });
+
+  it("masks a secret the title would show", () => {
+    const title = parseGeneratedTitle('{"title": "Use sk-proj-abcdefghijklmnopqrstuvwx key"}');
+    expect(title).not.toContain("abcdefghijklmnop");
+  });
+});
+
+describe("titleFromPrompt with a secret in the prompt", () => {
+  it("masks it", () => {
+    expect(titleFromPrompt("call it with OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx please")).not.toContain("abcdefghijklmnop");
+  });
+});

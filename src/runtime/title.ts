@@ -1,17 +1,24 @@
+import { redactSecrets } from "../config/redact.js";
 import type { HermesConfig } from "../config/schema.js";
 import type { ChatMessage } from "../llm/types.js";
+import { stripThinking } from "./summarizer.js";
 
 const MAX_TITLE = 60;
 
 /**
  * A session title from the first user message: whitespace collapsed, code fences and markdown
- * markers dropped, cut at a word boundary to about 60 characters with an ellipsis. Empty when
- * nothing readable is left.
+ * markers dropped, terminal escapes, control and invisible (bidi, zero-width) characters dropped,
+ * secrets masked (`redactSecrets`), cut at a word boundary to about 60 characters with an
+ * ellipsis. Empty when nothing readable is left.
  */
 export function titleFromPrompt(text: string): string {
-  const clean = text
-    .replace(/```[\s\S]*?(```|$)/g, " ")
-    .replace(/[#*_>`]+/g, " ")
+  const clean = redactSecrets(
+    withoutInvisible(
+      text
+        .replace(/```[\s\S]*?(```|$)/g, " ")
+        .replace(/[#*_>`]+/g, " "),
+    ),
+  )
     .replace(/\s+/g, " ")
     .trim();
   if (clean.length <= MAX_TITLE) return clean;
@@ -58,21 +65,40 @@ export function titleRequest(userText: string, answerText: string): ChatMessage[
   ];
 }
 
+/** Longest title reply read (characters): the title call's whole output budget at 16 characters a token. Longer is no title. */
+const MAX_TITLE_REPLY = TITLE_MAX_TOKENS * 16;
+
+/**
+ * `text` without terminal escape sequences (CSI, OSC, two-character escapes), with control
+ * characters (C0 but the line break, DEL, C1) as spaces and format characters (bidi overrides and
+ * isolates, zero-width characters, BOM) removed: what may stand in a title an editor lists. Pure.
+ */
+export function withoutInvisible(text: string): string {
+  return text
+    .replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]?/g, "")
+    .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, " ")
+    .replace(/\p{Cf}/gu, "");
+}
+
 /**
  * The title in a title model's reply, or undefined when the reply is not a usable title: JSON
- * `{"title": …}` (also inside a code fence or after reasoning) or one plain line; quotes,
- * `Title:` and trailing punctuation dropped, whitespace collapsed. Rejected: empty, more than 12
- * words or 80 characters (an answer, not a name), a parroted prompt example. Pure.
+ * `{"title": …}` (also inside a code fence or after reasoning) or one plain line; terminal
+ * escapes, control and invisible characters dropped (`withoutInvisible`), quotes, `Title:` and
+ * trailing punctuation dropped, whitespace collapsed, secrets masked (`redactSecrets`). Rejected:
+ * a reply longer than the title call's output budget, empty, more than 12 words or 80 characters
+ * (an answer, not a name), a parroted prompt example, a JSON reply whose title is not text. Pure.
  */
 export function parseGeneratedTitle(reply: string): string | undefined {
-  const text = reply.replace(/<(think|thinking|reasoning)>[\s\S]*?<\/\1>/gi, "").trim();
+  if (reply.length > MAX_TITLE_REPLY) return undefined;
+  const text = withoutInvisible(stripThinking(reply));
   let candidate: string | undefined;
   const json = text.match(/\{[\s\S]*?"title"[\s\S]*?\}/);
   if (json) {
     try {
       const parsed: unknown = JSON.parse(json[0]);
       const title = (parsed as { title?: unknown }).title;
-      if (typeof title === "string") candidate = title;
+      if (typeof title !== "string") return undefined;
+      candidate = title;
     } catch {
       candidate = undefined;
     }
@@ -82,9 +108,8 @@ export function parseGeneratedTitle(reply: string): string | undefined {
     if (lines.length !== 1) return undefined;
     candidate = lines[0];
   }
-  const clean = (candidate ?? "")
+  const clean = redactSecrets(withoutInvisible(candidate ?? ""))
     .replace(/^\s*title\s*:\s*/i, "")
-    .replace(/[\u0000-\u001f\u007f]/g, " ")
     .replace(/\s+/g, " ")
     .trim()
     .replace(/^["'`“”‘’«»]+|["'`“”‘’«»]+$/g, "")

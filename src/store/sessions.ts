@@ -55,7 +55,7 @@ export function toSessionRecord(row: SessionDbRow): SessionRecord {
     inputTokens: row.input_tokens,
     outputTokens: row.output_tokens,
     reasoningTokens: row.reasoning_tokens,
-    costUsd: typeof row.cost_usd === "number" && Number.isFinite(row.cost_usd) ? row.cost_usd : 0,
+    costUsd: typeof row.cost_usd === "number" && Number.isFinite(row.cost_usd) && row.cost_usd > 0 ? row.cost_usd : 0,
   };
 }
 

@@ -24,6 +24,8 @@ export interface CommandApprovalRequest {
    * still asked, with "allow once" and "deny" only (nothing is remembered).
    */
   guardianDenied?: string;
+  /** Set when only the user may answer (never the smart-approval guardian): a whole script about to run outside any sandbox. */
+  userOnly?: boolean;
 }
 
 export interface FileEdit {

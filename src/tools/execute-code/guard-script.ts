@@ -35,7 +35,8 @@ export async function guardScript(code: string, ctx: ToolContext, options: { san
   if (verdict.action === "refuse" || options.sandboxed) return verdict;
   const approval = { patternKey: SCRIPT_PATTERN_KEY, description: SCRIPT_DESCRIPTION };
   if (commandAllowlist(ctx.config).includes(SCRIPT_PATTERN_KEY)) return { action: "run", approval: { ...approval, via: "allowlist" } };
-  const asked = askPort(ctx.ports.approveCommand, { callId: ctx.callId, command: code, ...approval });
+  // the script as a whole cannot be judged by reading it: only the user answers (never the smart guardian)
+  const asked = askPort(ctx.ports.approveCommand, { callId: ctx.callId, command: code, ...approval, userOnly: true });
   const answer = await raceAbort(asked, ctx.signal);
   if (answer === "aborted") {
     return { action: "refuse", reason: "cancelled", patternKey: SCRIPT_PATTERN_KEY, message: "The script was not run: the turn was cancelled while waiting for approval." };
