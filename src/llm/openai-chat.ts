@@ -9,8 +9,9 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { errorMessage } from "../shared/errors.js";
-import { abortedEvent, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, GuardedStream, sdkTimeoutMs } from "./guarded-stream.js";
-import { classifySdkError, redactor } from "./provider-errors.js";
+import { abortedEvent, DEFAULT_IDLE_TIMEOUT_MS, GuardedStream } from "./guarded-stream.js";
+import { classifyOpenAiError, connectTimeoutMs, lazyOpenAiClient, type LoadedOpenAi, type OpenAiChatProviderOptions } from "./openai-client.js";
+import { redactor } from "./provider-errors.js";
 import type {
   ChatMessage,
   FinishReason,
@@ -20,33 +21,10 @@ import type {
   TokenUsage,
 } from "./types.js";
 
-type OpenAiModule = typeof import("openai");
-type OpenAiClient = InstanceType<OpenAiModule["OpenAI"]>;
 type ErrorEvent = Extract<ProviderEvent, { type: "error" }>;
 type WireToolCall = ChatCompletionChunk.Choice.Delta.ToolCall;
 
-export interface OpenAiChatProviderOptions {
-  id: string;
-  /** Base URL including the version path, e.g. `https://api.openai.com/v1`. */
-  baseUrl: string;
-  /** Sent as a bearer token; never logged and never part of an error message. */
-  apiKey: string;
-  /** Extra headers on every request (e.g. OpenRouter's `HTTP-Referer`). */
-  headers?: Record<string, string>;
-  /**
-   * Longest wait for the response headers (`model.connect_timeout`) before the call ends with a `timeout`
-   * error (the loop retries it). Cancellable by the call's signal. Default 120 s.
-   */
-  connectTimeoutMs?: number;
-  /** Older name of `connectTimeoutMs`; used when that is not set. */
-  timeoutMs?: number;
-  /**
-   * Longest silence between two stream chunks (and between the headers and the first chunk) before the call
-   * ends with a `timeout` error (the agent loop treats it as a stalled stream and retries). Default 90 s
-   * (Hermes' stale-stream limit).
-   */
-  idleTimeoutMs?: number;
-}
+export type { OpenAiChatProviderOptions } from "./openai-client.js";
 
 export { parseRetryAfterMs } from "./provider-errors.js";
 
@@ -57,25 +35,7 @@ export { parseRetryAfterMs } from "./provider-errors.js";
  * index order, followed by `usage` (when the server sent it) and `done`.
  */
 export function createOpenAiChatProvider(options: OpenAiChatProviderOptions): Provider {
-  let loading: Promise<{ mod: OpenAiModule; client: OpenAiClient }> | undefined;
-  const load = (): Promise<{ mod: OpenAiModule; client: OpenAiClient }> => {
-    loading ??= import("openai").then((mod) => ({
-      mod,
-      client: new mod.OpenAI({
-        apiKey: options.apiKey,
-        baseURL: options.baseUrl,
-        defaultHeaders: options.headers,
-        maxRetries: 0,
-        timeout: sdkTimeoutMs(connectTimeoutMs(options)),
-        logLevel: "off",
-        // Never forward OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment to a third-party endpoint.
-        organization: null,
-        project: null,
-      }),
-    }));
-    loading.catch(() => (loading = undefined));
-    return loading;
-  };
+  const load = lazyOpenAiClient(options);
   return {
     id: options.id,
     stream: (request, signal) => streamChat(options, load, request, signal),
@@ -84,12 +44,12 @@ export function createOpenAiChatProvider(options: OpenAiChatProviderOptions): Pr
 
 async function* streamChat(
   options: OpenAiChatProviderOptions,
-  load: () => Promise<{ mod: OpenAiModule; client: OpenAiClient }>,
+  load: () => Promise<LoadedOpenAi>,
   request: ModelRequest,
   signal: AbortSignal,
 ): AsyncGenerator<ProviderEvent> {
   const redact = redactor(options.apiKey);
-  let loaded: { mod: OpenAiModule; client: OpenAiClient };
+  let loaded: LoadedOpenAi;
   try {
     loaded = await load();
   } catch (error) {
@@ -110,7 +70,7 @@ async function* streamChat(
   let usage: TokenUsage | undefined;
   let finishReason: string | undefined;
   let failure: ErrorEvent | undefined;
-  const classify = (error: unknown): ErrorEvent => classifyError(error, loaded.mod, options.id, redact);
+  const classify = (error: unknown): ErrorEvent => classifyOpenAiError(error, loaded.mod, options.id, redact);
 
   try {
     const body = toWireRequest(request, isOpenRouter(options.baseUrl));
@@ -139,9 +99,6 @@ async function* streamChat(
   yield { type: "done", finishReason: toFinishReason(finishReason ?? "stop", calls.size > 0) };
 }
 
-function connectTimeoutMs(options: OpenAiChatProviderOptions): number {
-  return options.connectTimeoutMs ?? options.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-}
 
 function isOpenRouter(baseUrl: string): boolean {
   try {
@@ -285,28 +242,6 @@ class ToolCallAssembler {
   }
 }
 
-/** A one-line error event for what the openai SDK threw (see `classifySdkError`). */
-function classifyError(error: unknown, mod: OpenAiModule, providerId: string, redact: (text: string) => string): ErrorEvent {
-  return classifySdkError(
-    error,
-    {
-      timeoutError: mod.APIConnectionTimeoutError,
-      connectionError: mod.APIConnectionError,
-      apiError: mod.APIError,
-      readApiError: (raw) => {
-        const apiError = raw as InstanceType<OpenAiModule["APIError"]>;
-        const body = apiError.error as { message?: unknown; code?: unknown } | undefined;
-        return {
-          status: apiError.status ?? (typeof body?.code === "number" ? body.code : undefined),
-          serverMessage: typeof body?.message === "string" ? body.message : apiError.message.replace(/^\d{3}\s+/, ""),
-          headers: apiError.headers ?? undefined,
-        };
-      },
-    },
-    providerId,
-    redact,
-  );
-}
 
 /**
  * The request fields that carry a reasoning effort: OpenRouter's unified `reasoning` object, or

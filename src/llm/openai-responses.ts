@@ -10,10 +10,10 @@
 import { randomUUID } from "node:crypto";
 import type { ResponseStreamEvent, ResponseUsage } from "openai/resources/responses/responses";
 import { errorMessage } from "../shared/errors.js";
-import { abortedEvent, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, GuardedStream, sdkTimeoutMs } from "./guarded-stream.js";
-import type { OpenAiChatProviderOptions } from "./openai-chat.js";
+import { abortedEvent, DEFAULT_IDLE_TIMEOUT_MS, GuardedStream } from "./guarded-stream.js";
+import { classifyOpenAiError, connectTimeoutMs, lazyOpenAiClient, type LoadedOpenAi, type OpenAiChatProviderOptions } from "./openai-client.js";
 import { toResponsesRequest } from "./openai-responses-input.js";
-import { classifySdkError, CONTEXT_OVERFLOW, redactor } from "./provider-errors.js";
+import { CONTEXT_OVERFLOW, redactor } from "./provider-errors.js";
 import type {
   FinishReason,
   ModelRequest,
@@ -24,10 +24,8 @@ import type {
   TokenUsage,
 } from "./types.js";
 
-type OpenAiModule = typeof import("openai");
-type OpenAiClient = InstanceType<OpenAiModule["OpenAI"]>;
 type ErrorEvent = Extract<ProviderEvent, { type: "error" }>;
-type Loaded = { mod: OpenAiModule; client: OpenAiClient };
+type Loaded = LoadedOpenAi;
 
 /** The same options as the chat-completions provider: `baseUrl` includes the version path (`…/v1`). */
 export type OpenAiResponsesProviderOptions = OpenAiChatProviderOptions;
@@ -42,25 +40,7 @@ export type OpenAiResponsesProviderOptions = OpenAiChatProviderOptions;
  * end it with a classified `error`. Abort ends it promptly with an `aborted` error.
  */
 export function createOpenAiResponsesProvider(options: OpenAiResponsesProviderOptions): Provider {
-  let loading: Promise<Loaded> | undefined;
-  const load = (): Promise<Loaded> => {
-    loading ??= import("openai").then((mod) => ({
-      mod,
-      client: new mod.OpenAI({
-        apiKey: options.apiKey,
-        baseURL: options.baseUrl,
-        defaultHeaders: options.headers,
-        maxRetries: 0,
-        timeout: sdkTimeoutMs(connectTimeoutMs(options)),
-        logLevel: "off",
-        // Never forward OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment to a third-party endpoint.
-        organization: null,
-        project: null,
-      }),
-    }));
-    loading.catch(() => (loading = undefined));
-    return loading;
-  };
+  const load = lazyOpenAiClient(options);
   return {
     id: options.id,
     stream: (request, signal) => streamResponses(options, load, request, signal),
@@ -97,7 +77,7 @@ async function* streamResponses(
   let usage: TokenUsage | undefined;
   let finish: FinishReason | undefined;
   let failure: ErrorEvent | undefined;
-  const classify = (error: unknown): ErrorEvent => classifyError(error, loaded.mod, options.id, redact);
+  const classify = (error: unknown): ErrorEvent => classifyOpenAiError(error, loaded.mod, options.id, redact, kindForCode);
 
   try {
     const body = toResponsesRequest(request);
@@ -184,9 +164,6 @@ async function* streamResponses(
   yield { type: "done", finishReason: finish ?? "stop" };
 }
 
-function connectTimeoutMs(options: OpenAiResponsesProviderOptions): number {
-  return options.connectTimeoutMs ?? options.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-}
 
 /** True for a non-null object (what every well-formed event and item is). */
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -320,30 +297,3 @@ function streamError(providerId: string, code: string | undefined, message: stri
   return { type: "error", kind: kindForCode(code, message), message: redact(`${providerId}: stream error${code ? ` (${code})` : ""}: ${message}`) };
 }
 
-/** A one-line error event for what the openai SDK threw (see `classifySdkError`). */
-function classifyError(error: unknown, mod: OpenAiModule, providerId: string, redact: (text: string) => string): ErrorEvent {
-  return classifySdkError(
-    error,
-    {
-      timeoutError: mod.APIConnectionTimeoutError,
-      connectionError: mod.APIConnectionError,
-      apiError: mod.APIError,
-      readApiError: (raw) => {
-        const apiError = raw as InstanceType<OpenAiModule["APIError"]>;
-        const body = apiError.error as { message?: unknown; code?: unknown } | undefined;
-        const status = apiError.status ?? (typeof body?.code === "number" ? body.code : undefined);
-        const serverMessage = typeof body?.message === "string" ? body.message : apiError.message.replace(/^\d{3}\s+/, "");
-        const code = typeof body?.code === "string" ? body.code : undefined;
-        return {
-          status,
-          serverMessage,
-          headers: apiError.headers ?? undefined,
-          ...(status === undefined ? { kind: kindForCode(code, serverMessage) } : {}),
-          streamLabel: `stream error${code ? ` (${code})` : ""}`,
-        };
-      },
-    },
-    providerId,
-    redact,
-  );
-}

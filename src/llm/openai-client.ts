@@ -1,0 +1,104 @@
+/**
+ * What the two OpenAI wire providers (chat completions, Responses) share: their options, the
+ * `openai` client built once on first use (the package loads then, so start-up does not pay for
+ * it), and the reading of the SDK's errors.
+ */
+import { DEFAULT_CONNECT_TIMEOUT_MS, sdkTimeoutMs } from "./guarded-stream.js";
+import { classifySdkError } from "./provider-errors.js";
+import type { ProviderErrorKind, ProviderEvent } from "./types.js";
+
+export type OpenAiModule = typeof import("openai");
+export type OpenAiClient = InstanceType<OpenAiModule["OpenAI"]>;
+export type LoadedOpenAi = { mod: OpenAiModule; client: OpenAiClient };
+type ErrorEvent = Extract<ProviderEvent, { type: "error" }>;
+
+export interface OpenAiChatProviderOptions {
+  id: string;
+  /** Base URL including the version path, e.g. `https://api.openai.com/v1`. */
+  baseUrl: string;
+  /** Sent as a bearer token; never logged and never part of an error message. */
+  apiKey: string;
+  /** Extra headers on every request (e.g. OpenRouter's `HTTP-Referer`). */
+  headers?: Record<string, string>;
+  /**
+   * Longest wait for the response headers (`model.connect_timeout`) before the call ends with a `timeout`
+   * error (the loop retries it). Cancellable by the call's signal. Default 120 s.
+   */
+  connectTimeoutMs?: number;
+  /** Older name of `connectTimeoutMs`; used when that is not set. */
+  timeoutMs?: number;
+  /**
+   * Longest silence between two stream chunks (and between the headers and the first chunk) before the call
+   * ends with a `timeout` error (the agent loop treats it as a stalled stream and retries). Default 90 s
+   * (Hermes' stale-stream limit).
+   */
+  idleTimeoutMs?: number;
+}
+
+/** `connectTimeoutMs`, else its older name, else the default. */
+export function connectTimeoutMs(options: OpenAiChatProviderOptions): number {
+  return options.connectTimeoutMs ?? options.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+}
+
+/**
+ * The client for `options`, created on the first call and reused; the SDK's own retries are off (the
+ * agent loop owns retries) and OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment are never sent
+ * to a third-party endpoint. A failed load is tried again on the next call.
+ */
+export function lazyOpenAiClient(options: OpenAiChatProviderOptions): () => Promise<LoadedOpenAi> {
+  let loading: Promise<LoadedOpenAi> | undefined;
+  return () => {
+    loading ??= import("openai").then((mod) => ({
+      mod,
+      client: new mod.OpenAI({
+        apiKey: options.apiKey,
+        baseURL: options.baseUrl,
+        defaultHeaders: options.headers,
+        maxRetries: 0,
+        timeout: sdkTimeoutMs(connectTimeoutMs(options)),
+        logLevel: "off",
+        organization: null,
+        project: null,
+      }),
+    }));
+    loading.catch(() => (loading = undefined));
+    return loading;
+  };
+}
+
+/**
+ * A one-line error event for what the openai SDK threw (see `classifySdkError`). `kindForCode`, when
+ * given, classifies errors sent inside a stream (no HTTP status) by their `code`.
+ */
+export function classifyOpenAiError(
+  error: unknown,
+  mod: OpenAiModule,
+  providerId: string,
+  redact: (text: string) => string,
+  kindForCode?: (code: string | undefined, message: string) => ProviderErrorKind,
+): ErrorEvent {
+  return classifySdkError(
+    error,
+    {
+      timeoutError: mod.APIConnectionTimeoutError,
+      connectionError: mod.APIConnectionError,
+      apiError: mod.APIError,
+      readApiError: (raw) => {
+        const apiError = raw as InstanceType<OpenAiModule["APIError"]>;
+        const body = apiError.error as { message?: unknown; code?: unknown } | undefined;
+        const status = apiError.status ?? (typeof body?.code === "number" ? body.code : undefined);
+        const serverMessage = typeof body?.message === "string" ? body.message : apiError.message.replace(/^\d{3}\s+/, "");
+        const code = typeof body?.code === "string" ? body.code : undefined;
+        return {
+          status,
+          serverMessage,
+          headers: apiError.headers ?? undefined,
+          ...(kindForCode && status === undefined ? { kind: kindForCode(code, serverMessage) } : {}),
+          ...(kindForCode ? { streamLabel: `stream error${code ? ` (${code})` : ""}` } : {}),
+        };
+      },
+    },
+    providerId,
+    redact,
+  );
+}
