@@ -1,7 +1,8 @@
 // Builds dist/: hermes.cjs (the whole CLI bundled into one minified file, native modules
-// external), hermes.js (the entry both bins point at; loads hermes.cjs with V8's code cache),
-// and hermes.cache (that cache, produced by running start-up once: initialize + session/new).
-// Modules reached through `import()` are evaluated on first use only.
+// external), one entry file per bin (hermes.js, hermes-acp.js: each calls launcher.js's
+// `launch("<bin>")`, which loads hermes.cjs with V8's code cache), and hermes.cache (that cache,
+// produced by running start-up once: initialize + session/new). Modules reached through
+// `import()` are evaluated on first use only.
 import { spawn } from "node:child_process";
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -51,15 +52,21 @@ await build({
   banner: { js: 'var __hermesImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   logLevel: "warning",
 });
-copyFileSync("scripts/launcher.js", join(out, "hermes.js"));
-chmodSync(join(out, "hermes.js"), 0o755);
+copyFileSync("scripts/launcher.js", join(out, "launcher.js"));
+/** The bins of package.json, each with its own entry file: no mode depends on the file's name. */
+const BINS = ["hermes", "hermes-acp"];
+for (const bin of BINS) {
+  const entry = join(out, `${bin}.js`);
+  writeFileSync(entry, `#!/usr/bin/env node\n// The ${bin} bin. Everything else is in launcher.js and hermes.cjs.\nimport { launch } from "./launcher.js";\n\nlaunch(${JSON.stringify(bin)});\n`);
+  chmodSync(entry, 0o755);
+}
 await writeCodeCache();
 
 /** Runs initialize + session/new once through the launcher, which writes the code cache on exit. */
 async function writeCodeCache() {
   const home = mkdtempSync(join(tmpdir(), "hermes-build-"));
   writeFileSync(join(home, "config.yaml"), "model:\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\n  default: warmup\n");
-  const child = spawn(process.execPath, [join(out, "hermes.js"), "acp"], {
+  const child = spawn(process.execPath, [join(out, "hermes-acp.js")], {
     env: { ...process.env, HERMES_HOME: home, HERMES_CODE_CACHE_OUT: join(out, "hermes.cache") },
     stdio: ["pipe", "pipe", "ignore"],
   });

@@ -1,10 +1,10 @@
 import { canElicitForms } from "./elicitation.js";
-import { agent, methods, RequestError, type AgentApp } from "@agentclientprotocol/sdk/unstable";
+import { agent, methods, type AgentApp } from "@agentclientprotocol/sdk/unstable";
 import type { Runtime } from "../runtime/runtime.js";
 import { newId } from "../shared/ids.js";
 import { log } from "../shared/logger.js";
-import { authenticateMethod, TERMINAL_SETUP_METHOD_ID } from "./auth.js";
-import { AUTH_REQUIRED, toRequestError } from "./errors.js";
+import { authenticate, type SetupLaunch } from "./auth.js";
+import { toRequestError } from "./errors.js";
 import { initializeResponse } from "./initialize.js";
 import { handleLogout } from "./logout.js";
 import { parseMcpServers } from "./mcp-params.js";
@@ -26,8 +26,14 @@ function guarded<A, R>(method: string, handler: (arg: A) => Promise<R> | R): (ar
   };
 }
 
+/** What the process serving ACP knows about itself. */
+export interface AgentAppOptions {
+  /** The command line that runs this agent's `--setup` (offered to clients that opt into terminal auth). */
+  setupLaunch?: SetupLaunch;
+}
+
 /** The Hermes ACP agent: every handler, over one runtime. */
-export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: SessionManager } {
+export function createAgentApp(runtime: Runtime, options: AgentAppOptions = {}): { app: AgentApp; sessions: SessionManager } {
   const sessions: SessionManager = new SessionManager({
     // `/model`: the command holds the session while it switches.
     switchModel: (live, value) => switchSessionModel(runtime, live, value, { announce: true, held: true }),
@@ -38,18 +44,18 @@ export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: Ses
       guarded("initialize", ({ params }) => {
         // Remembered for every session's turns: the editor's buffers and terminals (editor-ports.ts).
         sessions.clientCapabilities = params.clientCapabilities ?? {};
-        return initializeResponse(runtime.config.configuredProvider());
+        return initializeResponse({
+          configuredProvider: runtime.config.configuredProvider(),
+          clientCapabilities: sessions.clientCapabilities,
+          setupLaunch: options.setupLaunch,
+        });
       }),
     )
     .onRequest(methods.agent.logout, guarded("logout", () => handleLogout(runtime)))
     .onRequest(
       methods.agent.authenticate,
       guarded("authenticate", ({ params }) => {
-        const provider = runtime.config.configuredProvider();
-        if (!provider) throw toRequestError(runtime.config.authRequiredError());
-        if (!authenticateMethod(params.methodId, provider)) {
-          throw new RequestError(AUTH_REQUIRED, `Unknown authentication method ${JSON.stringify(params.methodId)}; use "${provider}" or "${TERMINAL_SETUP_METHOD_ID}".`);
-        }
+        authenticate(params.methodId, runtime.config, runtime.paths);
         return {};
       }),
     )
@@ -60,7 +66,7 @@ export function createAgentApp(runtime: Runtime): { app: AgentApp; sessions: Ses
         const session = await runtime.sessions.create(params.cwd, { mcpServers, canAskUser: canElicitForms(sessions.clientCapabilities) });
         log.info(`session ${session.id} created in ${session.cwd} (${session.providerId}:${session.model})`);
         const live = sessions.add(session, client);
-        const answer = { sessionId: session.id, ...opened(runtime, live, { usage: true }) };
+        const answer = { sessionId: session.id, ...opened(runtime, live, { usage: true, capabilities: () => sessions.clientCapabilities }) };
         // The model chosen from the endpoint's list (no model configured) is the session's first update, after the answer.
         const notice = runtime.sessions.takeOpeningNotice(session);
         if (notice) setImmediate(() => live.updates.send({ sessionUpdate: "agent_message_chunk", messageId: newId(), content: { type: "text", text: `${notice}\n\n` } }));

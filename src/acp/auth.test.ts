@@ -1,23 +1,133 @@
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { homePaths } from "../config/paths.js";
+import { redactSecrets } from "../config/redact.js";
+import { ConfigSource } from "../runtime/config-source.js";
 import { HermesError } from "../shared/errors.js";
-import { authenticateMethod, buildAuthMethods } from "./auth.js";
+import { authenticate, buildAuthMethods, clientSupportsTerminalAuth, ENV_METHOD_ID, TERMINAL_SETUP_METHOD_ID } from "./auth.js";
 import { toRequestError } from "./errors.js";
+import { initializeResponse } from "./initialize.js";
+
+const ids = (options: Parameters<typeof buildAuthMethods>[0]): string[] => buildAuthMethods(options).map((method) => method.id);
 
 describe("auth methods", () => {
-  it("always offers the terminal setup, and the provider's runtime method when configured", () => {
-    expect(buildAuthMethods(undefined).map((method) => method.id)).toEqual(["hermes-setup"]);
-    const methods = buildAuthMethods("openrouter");
-    expect(methods.map((method) => method.id)).toEqual(["openrouter", "hermes-setup"]);
-    expect(methods[1]).toMatchObject({ type: "terminal", args: ["--setup"] });
+  it("offers the terminal setup only to clients that opt in (auth.terminal or _meta terminal-auth)", () => {
+    expect(clientSupportsTerminalAuth(undefined)).toBe(false);
+    expect(clientSupportsTerminalAuth({})).toBe(false);
+    // `terminal` is about the terminal/* methods, not terminal auth.
+    expect(clientSupportsTerminalAuth({ terminal: true })).toBe(false);
+    expect(clientSupportsTerminalAuth({ auth: { terminal: false } })).toBe(false);
+    expect(clientSupportsTerminalAuth({ _meta: { "terminal-auth": "yes" } })).toBe(false);
+    expect(clientSupportsTerminalAuth({ auth: { terminal: true } })).toBe(true);
+    expect(clientSupportsTerminalAuth({ _meta: { "terminal-auth": true } })).toBe(true);
+
+    expect(ids({ configuredProvider: undefined, clientCapabilities: {} })).toEqual([ENV_METHOD_ID]);
+    expect(ids({ configuredProvider: undefined, clientCapabilities: { terminal: true } })).toEqual([ENV_METHOD_ID]);
+    expect(ids({ configuredProvider: undefined, clientCapabilities: { auth: { terminal: true } } })).toEqual([ENV_METHOD_ID, TERMINAL_SETUP_METHOD_ID]);
+    expect(ids({ configuredProvider: undefined, clientCapabilities: { _meta: { "terminal-auth": true } } })).toEqual([ENV_METHOD_ID, TERMINAL_SETUP_METHOD_ID]);
   });
 
-  it("authenticates only with a configured provider, case-insensitively, and fails closed otherwise", () => {
-    expect(authenticateMethod("hermes-setup", undefined)).toBe(false);
-    expect(authenticateMethod("openrouter", undefined)).toBe(false);
-    expect(authenticateMethod(" OpenRouter ", "openrouter")).toBe(true);
-    expect(authenticateMethod("hermes-setup", "openrouter")).toBe(true);
-    expect(authenticateMethod("openai", "openrouter")).toBe(false);
-    expect(authenticateMethod(42, "openrouter")).toBe(false);
+  it("puts the configured provider's method first, and the agent method always (no type: agent)", () => {
+    const methods = buildAuthMethods({ configuredProvider: "openrouter", clientCapabilities: { auth: { terminal: true } } });
+    expect(methods.map((method) => method.id)).toEqual(["openrouter", ENV_METHOD_ID, TERMINAL_SETUP_METHOD_ID]);
+    expect(methods[0]).not.toHaveProperty("type");
+    expect(methods[1]).not.toHaveProperty("type");
+    expect(methods[1]?.description).toContain("$HERMES_HOME/.env");
+    expect(methods[2]).toMatchObject({ type: "terminal", args: ["--setup"] });
+    expect(methods[2]).not.toHaveProperty("_meta");
+  });
+
+  it("carries Zed's legacy launch descriptor on the terminal method when the command line is known", () => {
+    const setupLaunch = { command: "/usr/bin/node", args: ["/opt/hermes/dist/hermes-acp.js", "--setup"] };
+    const [, terminal] = buildAuthMethods({ configuredProvider: undefined, clientCapabilities: { _meta: { "terminal-auth": true } }, setupLaunch });
+    expect(terminal).toMatchObject({ id: TERMINAL_SETUP_METHOD_ID, type: "terminal", args: ["--setup"], _meta: { "terminal-auth": { ...setupLaunch, label: "hermes-acp --setup" } } });
+    expect(ids({ configuredProvider: undefined, clientCapabilities: {}, setupLaunch })).toEqual([ENV_METHOD_ID]);
+  });
+
+  it("initialize answers with the same methods", () => {
+    expect(initializeResponse({ configuredProvider: "custom", clientCapabilities: {} }).authMethods?.map((method) => method.id)).toEqual(["custom", ENV_METHOD_ID]);
+    expect(initializeResponse({ configuredProvider: undefined, clientCapabilities: { auth: { terminal: true } } }).authMethods?.map((method) => method.id)).toEqual([ENV_METHOD_ID, TERMINAL_SETUP_METHOD_ID]);
+  });
+});
+
+describe("authenticate", () => {
+  let root: string | undefined;
+  afterEach(() => {
+    if (root) rmSync(root, { recursive: true, force: true });
+    root = undefined;
+  });
+
+  function home(): { config: ConfigSource; paths: ReturnType<typeof homePaths>; env: NodeJS.ProcessEnv } {
+    root = mkdtempSync(join(tmpdir(), "hermes-auth-"));
+    const paths = homePaths(root);
+    const env: NodeJS.ProcessEnv = { HERMES_HOME: root };
+    return { config: new ConfigSource(paths, env), paths, env };
+  }
+
+  function failure(run: () => void): HermesError {
+    try {
+      run();
+    } catch (error) {
+      if (error instanceof HermesError) return error;
+      throw error;
+    }
+    throw new Error("authenticate succeeded");
+  }
+
+  it("fails with -32000 naming the variables and the .env file when nothing is configured", () => {
+    const { config, paths } = home();
+    const error = failure(() => authenticate(ENV_METHOD_ID, config, paths));
+    const answer = toRequestError(error);
+    expect(answer.code).toBe(-32000);
+    expect(answer.message).toContain("OPENROUTER_API_KEY");
+    expect(answer.message).toContain(paths.envFile);
+    expect(answer.message).toContain(paths.configFile);
+    expect(answer.data).toMatchObject({ envFile: paths.envFile, variables: expect.arrayContaining(["OPENROUTER_API_KEY"]) });
+  });
+
+  it("succeeds with a key in the environment, by the agent method or the provider's id", () => {
+    const { config, paths, env } = home();
+    env.OPENROUTER_API_KEY = "sk-or-test-environment-key";
+    expect(() => authenticate(ENV_METHOD_ID, config, paths)).not.toThrow();
+    expect(() => authenticate(" OpenRouter ", config, paths)).not.toThrow();
+    expect(() => authenticate(TERMINAL_SETUP_METHOD_ID, config, paths)).not.toThrow();
+  });
+
+  it("re-reads $HERMES_HOME/.env: a key written after start-up is found, and masked from then on", () => {
+    const { config, paths, env } = home();
+    expect(toRequestError(failure(() => authenticate(ENV_METHOD_ID, config, paths))).code).toBe(-32000);
+    writeFileSync(paths.envFile, "ANTHROPIC_API_KEY=sk-ant-written-later-0123456789\n");
+    authenticate(ENV_METHOD_ID, config, paths);
+    expect(env.ANTHROPIC_API_KEY).toBe("sk-ant-written-later-0123456789");
+    expect(config.configuredProvider()).toBe("anthropic");
+    expect(redactSecrets("key sk-ant-written-later-0123456789")).not.toContain("written-later");
+  });
+
+  it("never lets .env override a variable already set", () => {
+    const { config, paths, env } = home();
+    env.OPENAI_API_KEY = "sk-from-the-editor-environment";
+    writeFileSync(paths.envFile, "OPENAI_API_KEY=sk-from-the-dotenv-file-000000\n");
+    authenticate(ENV_METHOD_ID, config, paths);
+    expect(env.OPENAI_API_KEY).toBe("sk-from-the-editor-environment");
+  });
+
+  it("names config.yaml's own problem when it names a provider without a key", () => {
+    const { config, paths } = home();
+    writeFileSync(paths.configFile, "model:\n  provider: anthropic\n");
+    const error = failure(() => authenticate(ENV_METHOD_ID, config, paths));
+    expect(toRequestError(error).code).toBe(-32000);
+    expect(error.message).toContain("ANTHROPIC_API_KEY");
+  });
+
+  it("rejects unknown ids and non-strings with -32000 naming the ids to use", () => {
+    const { config, paths, env } = home();
+    env.OPENROUTER_API_KEY = "sk-or-test-environment-key";
+    const unknown = failure(() => authenticate("openai", config, paths));
+    expect(toRequestError(unknown).code).toBe(-32000);
+    expect(unknown.message).toContain('"openrouter" or "hermes-env"');
+    expect(toRequestError(failure(() => authenticate(42, config, paths))).code).toBe(-32000);
   });
 });
 

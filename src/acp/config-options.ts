@@ -7,6 +7,19 @@ import { HermesError } from "../shared/errors.js";
 export const MODE_CONFIG_ID = "mode";
 export const MODEL_CONFIG_ID = "model";
 export const EFFORT_CONFIG_ID = "reasoning_effort";
+/** Hermes' id of its edit-approval picker (category mode); accepted as another name of `mode`, never advertised. */
+export const EDIT_APPROVAL_POLICY_ID = "edit_approval_policy";
+
+/**
+ * Hermes' edit-approval policies and the modes they are (Hermes' `_MODES`): `ask` → default,
+ * `workspace_session` → accept_edits, `session` → dont_ask.
+ */
+export const EDIT_APPROVAL_POLICIES: Readonly<Record<string, SessionMode>> = { ask: "default", workspace_session: "accept_edits", session: "dont_ask" };
+
+/** The advertised option a config id names: `edit_approval_policy` is `mode`; any other id is itself. */
+export function canonicalConfigId(configId: string): string {
+  return configId === EDIT_APPROVAL_POLICY_ID ? MODE_CONFIG_ID : configId;
+}
 
 /** The session's modes as ACP `modes` (for clients using `session/set_mode`). */
 export function modeState(current: SessionMode): SessionModeState {
@@ -84,7 +97,8 @@ const invalid = (message: string): HermesError => new HermesError("invalid_param
 
 /**
  * Checks a `session/set_config_option` value against what is advertised. Throws HermesError
- * `invalid_params` for an unknown option or value; the session is not touched here.
+ * `invalid_params` for an unknown option or value; the session is not touched here. For
+ * `edit_approval_policy` it answers the mode the policy is.
  */
 export function validateConfigValue(session: AgentSession, catalog: readonly CatalogEntry[], configId: string, value: unknown): string {
   if (typeof value !== "string") throw invalid(`config option "${configId}" takes a string value`);
@@ -101,6 +115,12 @@ export function validateConfigValue(session: AgentSession, catalog: readonly Cat
       if (!session.supportsReasoningEffort) throw invalid(`the model ${session.model} takes no reasoning effort`);
       if (!isReasoningEffort(value)) throw invalid(`unknown reasoning effort "${value}"; expected one of ${REASONING_EFFORTS.join(", ")}`);
       return value;
+    case EDIT_APPROVAL_POLICY_ID: {
+      // Hermes' policy names, or the mode ids themselves; anything else is refused (Hermes falls back to ask)
+      const mode = EDIT_APPROVAL_POLICIES[value] ?? (isSessionMode(value) ? value : undefined);
+      if (mode) return mode;
+      throw invalid(`unknown edit approval policy "${value}"; expected one of ${[...Object.keys(EDIT_APPROVAL_POLICIES), ...SESSION_MODES.map((m) => m.id)].join(", ")}`);
+    }
     case MODE_CONFIG_ID:
       if (!isSessionMode(value)) throw invalid(`unknown mode "${value}"; expected one of ${SESSION_MODES.map((m) => m.id).join(", ")}`);
       return value;

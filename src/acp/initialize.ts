@@ -1,13 +1,14 @@
 import { PROTOCOL_VERSION, type InitializeResponse } from "@agentclientprotocol/sdk/unstable";
 import { VERSION } from "../shared/version.js";
-import { buildAuthMethods } from "./auth.js";
+import { buildAuthMethods, type AuthMethodOptions } from "./auth.js";
 
 /**
  * The `initialize` answer. Capabilities advertise only what exists: text, image and embedded
  * resource prompts (not audio); sessions that load (with replay), resume, fork, list, close and
- * delete; MCP servers over stdio, http and sse; `logout`.
+ * delete; MCP servers over stdio, http and sse; `logout`. Auth methods depend on the client's
+ * opt-ins (see `buildAuthMethods`).
  */
-export function initializeResponse(configuredProvider: string | undefined): InitializeResponse {
+export function initializeResponse(auth: AuthMethodOptions): InitializeResponse {
   return {
     protocolVersion: PROTOCOL_VERSION,
     agentInfo: { name: "hermes-agent", title: "Hermes Agent", version: VERSION },
@@ -19,6 +20,6 @@ export function initializeResponse(configuredProvider: string | undefined): Init
       sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, fork: {} },
       auth: { logout: {} },
     },
-    authMethods: buildAuthMethods(configuredProvider),
+    authMethods: buildAuthMethods(auth),
   };
 }

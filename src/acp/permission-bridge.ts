@@ -4,9 +4,19 @@ import { log } from "../shared/logger.js";
 import type { CommandApprovalRequest, EditApprovalRequest } from "../tools/ports.js";
 import { editApprovalToolCall } from "./render/edit-approval.js";
 
+/**
+ * The options for a dangerous command, in this order. ACP has four kinds for five answers, so one
+ * kind is shared, chosen so a client that picks by kind gets what the kind promises:
+ * `allow_once` → "Allow once" (listed first, so it is the first of its kind), `allow_always` →
+ * "Always allow" (the only one: remembered in config.yaml), `reject_once` → "Deny",
+ * `reject_always` → "Deny always". "Allow for session" shares `allow_once`: it is not remembered
+ * beyond this session, and a client choosing by `allow_always` must not get a narrower allowance
+ * than it asked for, nor one choosing by `allow_once` a wider one (it takes the first, "Allow
+ * once"). Hermes gives it `allow_always`; the option ids are Hermes' and carry the meaning.
+ */
 export const COMMAND_OPTIONS: PermissionOption[] = [
   { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
-  { optionId: "allow_session", name: "Allow for session", kind: "allow_always" },
+  { optionId: "allow_session", name: "Allow for session", kind: "allow_once" },
   { optionId: "allow_always", name: "Allow always", kind: "allow_always" },
   { optionId: "deny", name: "Deny", kind: "reject_once" },
   { optionId: "deny_always", name: "Deny always", kind: "reject_always" },

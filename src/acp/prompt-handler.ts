@@ -15,11 +15,16 @@ export { toAcpUsage } from "./prompt-turn.js";
 /**
  * `session/prompt`. Unknown session → -32002 (HermesError). The answer comes once, after every
  * update of the work it covers has been written:
- * - a known `/command` (text-only prompt) is answered locally with an `agent_message_chunk`
- *   (`end_turn`, no model call); one that changes the session (`/reset`, `/compress`,
- *   `/model <name>`) is refused while a turn runs, and otherwise holds the session like a turn;
- * - while a turn runs, any other prompt is queued: the reply is "Queued for the next turn.
- *   (N queued)" and `end_turn` at once;
+ * - a known `/command` (text-only prompt) is answered locally with an `agent_message_chunk`, then
+ *   a `usage_update` (`end_turn`, no model call; Hermes' order); one that changes the session
+ *   (`/reset`, `/compress`, `/model <name>`) is refused while a turn runs, and otherwise holds the
+ *   session like a turn;
+ * - while a model turn runs, a plain text prompt redirects it (Hermes): the reply is "Redirected
+ *   the active turn with your correction." and `end_turn` at once, and the correction joins the
+ *   turn's next model call (see `LiveSession.redirect`); any other prompt (attachments, `/queue`,
+ *   or while the turn is ending or a command holds the session) is queued: the reply is "Queued
+ *   for the next turn. (N queued)" and `end_turn` at once. After a `session/cancel` no turn is
+ *   running, so the next prompt runs as a fresh turn carrying the cancelled one (Zed's "Send now");
  * - otherwise the prompt runs, then every queued prompt, each announced by a `user_message_chunk`
  *   echo, and the answer (stop reason of the last turn, usage summed) comes after the last one.
  *   A cancel (`session/cancel`, or `$/cancel_request` of this request) stops the running turn and
@@ -33,12 +38,15 @@ export async function handlePrompt(sessions: SessionManager, params: PromptReque
   if (!slash) return submit(live, prompt, requestSignal);
   if (slash.command.exclusive?.(slash.args)) {
     const busy = `/${slash.command.name} cannot run while a turn is running; wait for it to finish, or cancel it first.`;
-    return live.turnActive ? reply(live, busy) : submit(live, prompt, requestSignal, busy);
+    return live.turnActive ? commandReply(live, busy) : submit(live, prompt, requestSignal, busy);
   }
   const result = await runCommand(slash, commandContext(live, new AbortController().signal));
-  if ("reply" in result) return reply(live, result.reply);
+  if ("reply" in result) return commandReply(live, result.reply);
   return submit(live, textPrompt(result.prompt), requestSignal);
 }
+
+/** The reply to a plain prompt that redirected the running turn (Hermes' wording). */
+export const REDIRECTED_REPLY = "Redirected the active turn with your correction.";
 
 /**
  * What the model gets for ACP prompt blocks (attachments converted, see `promptContent`), with the
@@ -62,13 +70,16 @@ function withSlash(prompt: PendingPrompt): PendingPrompt {
 }
 
 /**
- * Runs `prompt` holding the session, or, when something else holds it, queues it (or, with
- * `refusal`, answers that instead of queueing).
+ * Runs `prompt` holding the session, or, when something else holds it: with `refusal` (a
+ * command), answers that; a plain text prompt redirects the running turn when it takes one;
+ * anything else is queued.
  */
 async function submit(live: LiveSession, prompt: PendingPrompt, requestSignal: AbortSignal, refusal?: string): Promise<PromptResponse> {
   const hold = await live.acquire();
   if (hold) return drain(live, hold, prompt, requestSignal);
-  if (refusal) return reply(live, refusal);
+  if (refusal) return commandReply(live, refusal);
+  const correction = typeof prompt.content === "string" ? prompt.content : prompt.text;
+  if (prompt.textOnly && !prompt.slash && live.redirect(correction)) return reply(live, REDIRECTED_REPLY);
   return reply(live, queuedReply(live.enqueue(prompt)));
 }
 
@@ -125,6 +136,7 @@ function commandContext(live: LiveSession, signal: AbortSignal): CommandContext 
     steer: (text) => live.steer(text),
     clearInterrupted: () => live.clearInterrupted(),
     switchModel: (value) => live.switchModel(value),
+    confirmEdits: async (request) => (await live.permissions.askEdit(request, signal)) === "allow",
     signal,
   };
 }
@@ -136,6 +148,14 @@ function sendReply(live: LiveSession, text: string): void {
 /** Answers with `text` as the agent's message and ends the turn without the model. */
 async function reply(live: LiveSession, text: string): Promise<PromptResponse> {
   sendReply(live, text);
+  await live.updates.flushed();
+  return { stopReason: "end_turn" };
+}
+
+/** A local command's answer: its text, then `usage_update` (as Hermes after every command), then `end_turn`. */
+async function commandReply(live: LiveSession, text: string): Promise<PromptResponse> {
+  sendReply(live, text);
+  sendUsage(live);
   await live.updates.flushed();
   return { stopReason: "end_turn" };
 }

@@ -20,9 +20,11 @@ export function withInterrupted(content: string | UserContentPart[], interrupted
  * Runs one model turn for `prompt` on a held session; resolves once every update of the turn
  * has been sent and every tool call it opened has been closed (as failed when it never
  * finished). After a cancel, the first prompt carries the cancelled one (`withInterrupted`).
- * `/steer` guidance reaches the turn after each tool batch; guidance the turn never took is
- * queued to run next, so nothing the user sent is lost. Never rejects for a failed turn (see
- * `AgentSession.prompt`).
+ * `/steer` guidance reaches the turn after each tool batch; a redirect (`LiveSession.redirect`)
+ * stops the model call in flight and joins the next one as the user's message, or, during a tool
+ * batch, joins it as guidance. Once the loop has ended the turn it takes no more corrections;
+ * guidance or corrections the turn never took are queued to run next, so nothing the user sent
+ * is lost. Never rejects for a failed turn (see `AgentSession.prompt`).
  */
 export async function runPromptTurn(live: LiveSession, hold: SessionHold, prompt: PendingPrompt): Promise<TurnResult> {
   const interrupted = live.takeInterrupted();
@@ -38,7 +40,9 @@ export async function runPromptTurn(live: LiveSession, hold: SessionHold, prompt
         notifyUser: (text) => live.updates.send({ sessionUpdate: "agent_message_chunk", messageId: newId(), content: { type: "text", text: `${text}\n\n` } }),
       },
       takeSteering: () => live.takeSteering(),
+      redirect: live.turnRedirect(),
       emit: (event) => {
+        if (event.type === "turn_end") hold.endCorrections();
         if (event.type === "tool_start") open.add(event.callId);
         if (event.type === "tool_end") open.delete(event.callId);
         for (const update of toSessionUpdates(event)) live.updates.send(update);

@@ -41,7 +41,14 @@ describe("replayUpdates", () => {
     );
     expect(updates).toEqual([
       expect.objectContaining({ sessionUpdate: "tool_call", toolCallId: "t1", title: "terminal: make", kind: "execute" }),
-      { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", content: [{ type: "content", content: { type: "text", text: content } }] },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t1",
+        status: "completed",
+        content: [{ type: "content", content: { type: "text", text: content } }],
+        rawOutput: { output: "built", exit_code: 0 },
+        _meta: { hermes: { toolName: "terminal" } },
+      },
     ]);
   });
 

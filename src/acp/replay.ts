@@ -1,6 +1,7 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { toolEndEvent, toolStartEvent, type AgentEvent } from "../agent/events.js";
 import type { ChatMessage } from "../llm/types.js";
+import { correctionWords, isRedirectedAssistant, REDIRECT_PLACEHOLDER } from "../agent/redirect.js";
 import type { TranscriptEntry } from "../runtime/runtime.js";
 import { newId } from "../shared/ids.js";
 import { prepareToolCall, type PreparedToolCall, type ToolLookup } from "../tools/prepared-call.js";
@@ -45,15 +46,23 @@ export function replayUpdates(entries: readonly TranscriptEntry[], tools: ToolRe
   const emit = (event: AgentEvent): void => {
     updates.push(...toSessionUpdates(event));
   };
+  let previous: ChatMessage | undefined;
   for (const { message, toolOutcome } of entries) {
+    const before = previous;
+    previous = message;
     switch (message.role) {
-      case "user":
-        updates.push({ sessionUpdate: "user_message_chunk", messageId: newId(), content: { type: "text", text: userText(message) } });
+      case "user": {
+        // A correction that redirected a turn shows as the user typed it (the model got it with context).
+        const text = userText(message);
+        const shown = typeof message.content === "string" ? (correctionWords(message.content, before) ?? text) : text;
+        updates.push({ sessionUpdate: "user_message_chunk", messageId: newId(), content: { type: "text", text: shown } });
         break;
+      }
       case "assistant": {
         const messageId = newId();
         if (message.reasoning) emit({ type: "reasoning_delta", messageId, text: message.reasoning });
-        if (message.content) emit({ type: "message_delta", messageId, text: message.content });
+        const placeholder = isRedirectedAssistant(message) && message.content === REDIRECT_PLACEHOLDER;
+        if (message.content && !placeholder) emit({ type: "message_delta", messageId, text: message.content });
         for (const call of message.tool_calls ?? []) {
           const prepared = prepareToolCall(call, tools, { cwd });
           calls.set(call.id, prepared);

@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import type { Runtime } from "../runtime/runtime.js";
 import { log } from "../shared/logger.js";
-import { createAgentApp } from "./agent-app.js";
+import { createAgentApp, type AgentAppOptions } from "./agent-app.js";
 import { readFrames } from "./frame-reader.js";
 import { jsonLinesWritable } from "./json-lines-writable.js";
 
@@ -22,9 +22,9 @@ export async function serveAcp(
   runtime: Runtime,
   input: NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal } & AgentAppOptions = {},
 ): Promise<ServeEnd> {
-  const { app, sessions } = createAgentApp(runtime);
+  const { app, sessions } = createAgentApp(runtime, { setupLaunch: options.setupLaunch });
   const out = jsonLinesWritable(output);
   const writer = out.messages.getWriter();
   const incoming = readFrames(Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>, (response) =>

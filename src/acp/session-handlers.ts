@@ -1,6 +1,7 @@
 import { canElicitForms } from "./elicitation.js";
 import type {
   AgentContext,
+  ClientCapabilities,
   ForkSessionRequest,
   ForkSessionResponse,
   ListSessionsRequest,
@@ -18,6 +19,7 @@ import { advertiseCommands } from "./commands/registry.js";
 import { parseMcpServers } from "./mcp-params.js";
 import { modeState, sessionConfigOptions } from "./config-options.js";
 import { afterSessionOpened } from "./session-status.js";
+import { bridgeCompaction } from "./compaction-bridge.js";
 import { replayUpdates } from "./replay.js";
 import type { LiveSession, SessionManager } from "./session-manager.js";
 
@@ -28,11 +30,13 @@ export function sessionState(runtime: Runtime, session: AgentSession): Pick<Load
 
 /**
  * The answer of new / load / resume / fork for `live`, and what follows it: commands, usage, a
- * background model-list refresh. Must be the handler's last step (the follow-ups are sent after
- * the response is written).
+ * background model-list refresh; from now on its compressions reach the client (`bridgeCompaction`,
+ * as `capabilities`, what the client advertised, asks). Must be the handler's last step (the
+ * follow-ups are sent after the response is written).
  */
-export function opened(runtime: Runtime, live: LiveSession, options: { usage: boolean }): ReturnType<typeof sessionState> {
+export function opened(runtime: Runtime, live: LiveSession, options: { usage: boolean; capabilities: () => ClientCapabilities }): ReturnType<typeof sessionState> {
   const state = sessionState(runtime, live.session);
+  bridgeCompaction(live, options.capabilities);
   advertiseCommands(live);
   afterSessionOpened(live, runtime, state.configOptions, options);
   return state;
@@ -96,13 +100,13 @@ export async function handleLoad(runtime: Runtime, sessions: SessionManager, cli
   } catch (error) {
     log.error(`history replay for session/load of ${params.sessionId} failed; the load still succeeds`, error);
   }
-  return opened(runtime, live, { usage: true });
+  return opened(runtime, live, { usage: true, capabilities: () => sessions.clientCapabilities });
 }
 
 /** `session/resume`: restore without replay. */
 export async function handleResume(runtime: Runtime, sessions: SessionManager, client: AgentContext, params: ResumeSessionRequest): Promise<LoadSessionResponse> {
   const { live } = await liveSession(runtime, sessions, client, params.sessionId, params.cwd, params.mcpServers);
-  return opened(runtime, live, { usage: true });
+  return opened(runtime, live, { usage: true, capabilities: () => sessions.clientCapabilities });
 }
 
 /** `session/fork`: a new session with a deep copy of the history, in the new cwd, parent set. */
@@ -115,7 +119,7 @@ export async function handleFork(runtime: Runtime, sessions: SessionManager, cli
     if (!sessions.find(params.sessionId)) throw notFound(params.sessionId);
     forked = await runtime.sessions.create(params.cwd, { mcpServers, canAskUser: canElicitForms(sessions.clientCapabilities) });
   }
-  return { sessionId: forked.id, ...opened(runtime, sessions.add(forked, client), { usage: false }) };
+  return { sessionId: forked.id, ...opened(runtime, sessions.add(forked, client), { usage: false, capabilities: () => sessions.clientCapabilities }) };
 }
 
 /** `session/list`: stored ACP sessions, newest first, one page; an unknown cursor gives an empty page. */

@@ -98,6 +98,49 @@ describe("LiveSession holds, queue and cancel", () => {
   });
 });
 
+describe("LiveSession redirect (Hermes' correction of the running turn)", () => {
+  it("takes a correction only while a model turn's loop runs, not cancelled", async () => {
+    const live = liveSession();
+    expect(live.redirect("use yarn")).toBe(false);
+    const hold = (await live.acquire())!;
+    expect(live.redirect("use yarn")).toBe(false); // held by a command, no turn
+    hold.setTurn("install the deps");
+    expect(live.redirect("   ")).toBe(false);
+    expect(live.redirect("use yarn")).toBe(true);
+    hold.endCorrections();
+    expect(live.redirect("too late")).toBe(false);
+    hold.setTurn("next turn");
+    live.cancel();
+    expect(live.redirect("after cancel")).toBe(false);
+    expect(live.takeSteering()).toBe("use yarn");
+  });
+
+  it("stops the watched model call, joins corrections as Hermes does, and hands them over once", async () => {
+    const live = liveSession();
+    const hold = (await live.acquire())!;
+    hold.setTurn("refactor");
+    const port = live.turnRedirect();
+    const call = port.watch();
+    expect(live.redirect("keep the API")).toBe(true);
+    expect(call.aborted).toBe(true);
+    expect(live.redirect("and the tests")).toBe(true);
+    expect(port.watch().aborted).toBe(true);
+    expect(port.take()).toBe("keep the API\n\n[Additional user correction]\nand the tests");
+    expect(port.take()).toBeUndefined();
+    expect(port.watch().aborted).toBe(false);
+  });
+
+  it("hands a correction that arrived during a tool batch over with the steering", async () => {
+    const live = liveSession();
+    const hold = (await live.acquire())!;
+    hold.setTurn("write notes");
+    live.steer("be brief");
+    live.redirect("call it NOTES.md");
+    expect(live.takeSteering()).toBe("be brief\ncall it NOTES.md");
+    expect(live.turnRedirect().take()).toBeUndefined();
+  });
+});
+
 describe("withInterrupted", () => {
   it("sends the cancelled prompt with the correction, as Hermes does", () => {
     expect(withInterrupted("use yarn instead", "install deps")).toBe("install deps\n\nUser correction/guidance after interrupt: use yarn instead");

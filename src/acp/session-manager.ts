@@ -1,6 +1,7 @@
 import type { SlashInvocation } from "./commands/types.js";
 import type { AgentContext, ClientCapabilities } from "@agentclientprotocol/sdk/unstable";
 import type { UserContentPart } from "../llm/types.js";
+import { joinCorrections, type TurnRedirect } from "../agent/redirect.js";
 import type { AgentSession } from "../runtime/session.js";
 import { HermesError } from "../shared/errors.js";
 import type { ToolPorts } from "../tools/ports.js";
@@ -31,12 +32,21 @@ export interface SessionHold {
    * it; a cancel keeps `text` for the interrupt rewrite), or, with undefined, that it ended.
    */
   setTurn(text: string | undefined): void;
+  /**
+   * The running turn's loop has ended (it takes no more corrections): a plain prompt now queues
+   * instead of redirecting, until the next `setTurn(text)`.
+   */
+  endCorrections(): void;
   release(): void;
 }
 
 interface Activity {
   controller: AbortController;
   turnText: string | undefined;
+  /** The turn's loop still takes corrections (`redirect`). */
+  redirectable: boolean;
+  /** Fires when a correction arrives during the model call in flight (see `TurnRedirect.watch`). */
+  call: AbortController | undefined;
   done: Promise<void>;
   finish: () => void;
 }
@@ -44,10 +54,12 @@ interface Activity {
 /**
  * A session the adapter is serving: the runtime session, its update channel, and who runs on it.
  *
- * At most one holder (a prompt's turns, or a command that changes the session) runs at a time;
- * prompts arriving meanwhile wait in `queue` and run when the holder finishes (the holder drains
- * them). A cancel stops the holder, keeps the cancelled prompt for the next prompt's interrupt
- * rewrite, and leaves the queue for after the next turn.
+ * At most one holder (a prompt's turns, or a command that changes the session) runs at a time.
+ * A plain prompt arriving while a model turn runs redirects it (`redirect`, Hermes' behaviour);
+ * other prompts arriving meanwhile (`/queue`, attachments, or while a command holds the session)
+ * wait in `queue` and run when the holder finishes (the holder drains them). A cancel stops the
+ * holder, keeps the cancelled prompt for the next prompt's interrupt rewrite, and leaves the
+ * queue for after the next turn.
  */
 export class LiveSession {
   readonly updates: UpdateSender;
@@ -55,6 +67,7 @@ export class LiveSession {
   private activity: Activity | undefined;
   private readonly queued: PendingPrompt[] = [];
   private steering: string[] = [];
+  private corrections: string[] = [];
   private interrupted: string | undefined;
 
   constructor(
@@ -119,7 +132,7 @@ export class LiveSession {
     }
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
-    const activity: Activity = { controller: new AbortController(), turnText: undefined, done, finish };
+    const activity: Activity = { controller: new AbortController(), turnText: undefined, redirectable: false, call: undefined, done, finish };
     // A `session/cancel` that arrived while this prompt waited cancels it too.
     if (this.cancelEpoch !== epoch) activity.controller.abort();
     this.activity = activity;
@@ -127,6 +140,12 @@ export class LiveSession {
       signal: activity.controller.signal,
       setTurn: (text) => {
         activity.turnText = text;
+        activity.redirectable = text !== undefined;
+        activity.call = undefined;
+      },
+      endCorrections: () => {
+        activity.redirectable = false;
+        activity.call = undefined;
       },
       release: () => {
         if (this.activity !== activity) return;
@@ -152,11 +171,49 @@ export class LiveSession {
     this.steering.push(text);
   }
 
-  /** The guidance sent since the last take, joined, or undefined; clears it. */
+  /**
+   * The guidance sent since the last take, joined, or undefined; clears it. Corrections still
+   * waiting come with it: during a tool batch a redirect becomes guidance (Hermes never stops a
+   * tool to deliver one), and what the turn never took runs as the next prompt.
+   */
   takeSteering(): string | undefined {
-    if (this.steering.length === 0) return undefined;
-    const text = this.steering.join("\n");
+    const corrections = this.takeCorrections();
+    const parts = corrections ? [...this.steering, corrections] : this.steering;
     this.steering = [];
+    return parts.length === 0 ? undefined : parts.join("\n");
+  }
+
+  /**
+   * Hermes' redirect: hands `text` to the running model turn as the user's correction and stops
+   * its model call in flight, if any, so the next call is made with it (see `TurnRedirect`).
+   * False, changing nothing, when no turn takes corrections now (none running, cancelled, its
+   * loop over, or a command holds the session): the caller queues the prompt instead.
+   */
+  redirect(text: string): boolean {
+    const activity = this.activity;
+    if (!activity || !this.turnActive || !activity.redirectable || !text.trim()) return false;
+    this.corrections.push(text.trim());
+    activity.call?.abort();
+    return true;
+  }
+
+  /** The running turn's side of `redirect`, for the agent loop. */
+  turnRedirect(): TurnRedirect {
+    return {
+      watch: () => {
+        const call = new AbortController();
+        const activity = this.activity;
+        if (activity) activity.call = call;
+        if (this.corrections.length > 0) call.abort();
+        return call.signal;
+      },
+      take: () => this.takeCorrections(),
+    };
+  }
+
+  private takeCorrections(): string | undefined {
+    const text = joinCorrections(this.corrections);
+    this.corrections = [];
     return text;
   }
 

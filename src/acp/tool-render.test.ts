@@ -3,9 +3,9 @@ import { toolEndEvent, toolProgressEvent, toolStartEvent, type ToolEndEvent, typ
 import { prepareToolCall, type PreparedToolCall } from "../tools/prepared-call.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { hermesAcpTools } from "../tools/toolsets.js";
-import { toSessionUpdates } from "./event-bridge.js";
+import { compactionUpdates, toSessionUpdates, wantsCompactionUpdates } from "./event-bridge.js";
 import { structuredFailure } from "./render/generic.js";
-import { abandonedToolUpdate, fenced, toolEndUpdate, toolProgressUpdate, toolStartUpdate } from "./tool-render.js";
+import { abandonedToolUpdate, fenced, rawToolOutput, toolEndUpdate, toolProgressUpdate, toolStartUpdate } from "./tool-render.js";
 
 const TOOLS = new ToolRegistry(hermesAcpTools());
 
@@ -25,12 +25,22 @@ describe("tool start", () => {
       sessionUpdate: "tool_call",
       toolCallId: "c1",
       title: "read: a.ts",
+      name: "read_file",
       kind: "read",
       status: "in_progress",
       locations: [{ path: "/w/a.ts", line: 3 }],
       rawInput: { path: "a.ts", offset: 3 },
+      _meta: { hermes: { toolName: "read_file" } },
       content: [],
     });
+  });
+
+  it("shows an auto-approved edit's diff on the start instead of the preparing text", () => {
+    const plain = start("write_file", { path: "a.ts", content: "new\n" });
+    expect(texts(toolStartUpdate(plain))).toBe("Preparing write to a.ts.");
+    const update = toolStartUpdate({ ...plain, edits: [{ path: "/w/a.ts", oldText: "old\n", newText: "new\n" }] });
+    expect(update).toMatchObject({ kind: "edit", name: "write_file", content: [{ type: "diff", path: "/w/a.ts", oldText: "old\n", newText: "new\n" }] });
+    expect((update as { content: unknown[] }).content).toHaveLength(1);
   });
 
   it("shows `$ <command>` for terminal and the search for search_files", () => {
@@ -91,7 +101,13 @@ describe("tool completion", () => {
 
   it("embeds the editor's terminal instead of copying its output, while running and at the end", () => {
     const progress = toolProgressUpdate(toolProgressEvent(prepared("terminal", { command: "make" }), { command: "make", cwd: "/w", running: true, terminalId: "t-9" }));
-    expect(progress).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "in_progress", content: [{ type: "terminal", terminalId: "t-9" }] });
+    expect(progress).toEqual({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "c1",
+      status: "in_progress",
+      content: [{ type: "terminal", terminalId: "t-9" }],
+      _meta: { hermes: { toolName: "terminal" } },
+    });
     const done = toolEndUpdate(end("terminal", { details: { command: "make", cwd: "/w", exitCode: 2, output: "boom", terminalId: "t-9" } }));
     expect(done).toMatchObject({ status: "failed", content: [{ type: "terminal", terminalId: "t-9" }, { type: "content", content: { type: "text", text: "Exit code: 2" } }] });
     const streaming = toolProgressUpdate(toolProgressEvent(prepared("terminal", { command: "make" }), { command: "make", cwd: "/w", running: true, output: "50%" }));
@@ -128,7 +144,30 @@ describe("tool completion", () => {
         },
       }),
     );
-    expect(texts(update)).toBe("Search results\nFound 2 match(es); showing 2.\n- a.ts:3  const x = 1\n- b.ts:9  y");
+    expect(texts(update)).toBe("Search results\nFound 2 matches; showing 2.\n- a.ts:3  const x = 1\n- b.ts:9  y");
+  });
+
+  it("counts matches and files as Hermes words them", () => {
+    const base = { mode: "content" as const, target: "content" as const, pattern: "x", path: "/w", truncated: false };
+    const one = toolEndUpdate(end("search_files", { details: { ...base, total: 1, matches: [{ path: "a.ts", line: 1, text: "x" }] } }));
+    expect(texts(one)).toContain("Found 1 match; showing 1.");
+    const files = { ...base, mode: "files_only" as const, target: "files" as const };
+    expect(texts(toolEndUpdate(end("search_files", { details: { ...files, total: 1, files: ["a.ts"] } })))).toContain("Found 1 file; showing 1.");
+    expect(texts(toolEndUpdate(end("search_files", { details: { ...files, total: 2, files: ["a.ts", "b.ts"] } })))).toContain("Found 2 files; showing 2.");
+  });
+
+  it("carries the raw result as rawOutput (JSON parsed, text and long strings cut like display text) and the tool's name", () => {
+    const done = toolEndUpdate(end("terminal", { content: '{"output":"hi","exit_code":0}', details: { command: "echo hi", cwd: "/w", exitCode: 0, output: "hi" } }));
+    expect(done).toMatchObject({ rawOutput: { output: "hi", exit_code: 0 }, _meta: { hermes: { toolName: "terminal" } } });
+    const plain = toolEndUpdate(end("mystery", { content: "x".repeat(20_000) })) as { rawOutput: string };
+    expect(plain.rawOutput.length).toBeLessThanOrEqual(5000);
+    expect(plain.rawOutput).toContain("20000 chars total, truncated");
+    const nested = rawToolOutput(JSON.stringify({ content: "y".repeat(9000), items: Array.from({ length: 60 }, (_, i) => i) })) as { content: string; items: unknown[] };
+    expect(nested.content).toContain("9000 chars total, truncated");
+    expect(nested.items).toHaveLength(51);
+    expect(nested.items.at(-1)).toBe("... 10 more items");
+    const failed = toolEndUpdate(end("terminal", { content: "Unknown tool 'terminal'", isError: true }));
+    expect(failed).toMatchObject({ rawOutput: "Unknown tool 'terminal'" });
   });
 
   it("truncates long generic results for display and fails them only on structured signals", () => {
@@ -189,5 +228,60 @@ describe("event bridge", () => {
     expect(toSessionUpdates({ type: "reasoning_delta", messageId: "m1", text: "hmm" })[0]).toMatchObject({ sessionUpdate: "agent_thought_chunk", messageId: "m1" });
     expect(toSessionUpdates({ type: "message_end", messageId: "m1" })).toEqual([]);
     expect(toSessionUpdates({ type: "turn_end", stopReason: "end_turn" })).toEqual([]);
+  });
+});
+
+describe("compaction", () => {
+  const completed = (trigger: "auto" | "manual" | "overflow") =>
+    ({
+      type: "compaction",
+      compactionId: "k1",
+      trigger,
+      status: "completed",
+      beforeMessages: 40,
+      afterMessages: 12,
+      beforeTokens: 90_000,
+      afterTokens: 20_000,
+      text: "40 -> 12 messages, ~90,000 -> ~20,000 tokens",
+      summary: "We set up CI.",
+    }) as const;
+
+  it("reads the client's session.compaction capability", () => {
+    expect(wantsCompactionUpdates({ session: { compaction: {} } })).toBe(true);
+    expect(wantsCompactionUpdates({ session: { compaction: null } })).toBe(false);
+    expect(wantsCompactionUpdates({})).toBe(false);
+  });
+
+  it("gives an opted-in client compaction_updates under one id", () => {
+    expect(compactionUpdates({ type: "compaction", compactionId: "k1", trigger: "auto", status: "started" }, true)).toEqual([
+      { sessionUpdate: "compaction_update", compactionId: "k1", status: "in_progress", _meta: { hermes: { trigger: "auto" } } },
+    ]);
+    expect(compactionUpdates(completed("auto"), true)).toEqual([
+      {
+        sessionUpdate: "compaction_update",
+        compactionId: "k1",
+        status: "completed",
+        summary: [
+          { type: "text", text: "Context compressed: 40 -> 12 messages, ~90,000 -> ~20,000 tokens" },
+          { type: "text", text: "We set up CI." },
+        ],
+        _meta: { hermes: { trigger: "auto", beforeMessages: 40, afterMessages: 12, beforeTokens: 90_000, afterTokens: 20_000 } },
+      },
+    ]);
+    expect(compactionUpdates({ type: "compaction", compactionId: "k2", trigger: "overflow", status: "failed", error: "boom" }, true)).toEqual([
+      { sessionUpdate: "compaction_update", compactionId: "k2", status: "failed", error: "boom" },
+    ]);
+    expect(compactionUpdates({ type: "compaction", compactionId: "k3", trigger: "manual", status: "cancelled" }, true)).toEqual([
+      { sessionUpdate: "compaction_update", compactionId: "k3", status: "cancelled" },
+    ]);
+  });
+
+  it("gives any other client one agent line when a compression completes, none for /compress (its reply says it)", () => {
+    expect(compactionUpdates({ type: "compaction", compactionId: "k1", trigger: "auto", status: "started" }, false)).toEqual([]);
+    const [line, ...rest] = compactionUpdates(completed("overflow"), false);
+    expect(rest).toEqual([]);
+    expect(line).toMatchObject({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Context compressed: 40 -> 12 messages, ~90,000 -> ~20,000 tokens\n\n" } });
+    expect(compactionUpdates(completed("manual"), false)).toEqual([]);
+    expect(compactionUpdates({ type: "compaction", compactionId: "k2", trigger: "auto", status: "failed", error: "boom" }, false)).toEqual([]);
   });
 });

@@ -23,7 +23,7 @@ import { skillsListRenderer } from "./render/skill-list.js";
 import { skillManageRenderer } from "./render/skill-manage.js";
 import { skillViewRenderer } from "./render/skill-view.js";
 import { terminalProgress, terminalRenderer } from "./render/terminal.js";
-import { textContent, truncate } from "./render/text.js";
+import { DISPLAY_LIMIT, textContent, truncate } from "./render/text.js";
 import { todoRenderer } from "./render/todo.js";
 import { delegateProgress, delegateRenderer } from "./render/delegate.js";
 import { visionAnalyzeRenderer } from "./render/vision.js";
@@ -93,21 +93,76 @@ function progressOf<N extends keyof ToolProgressMap>(event: ToolProgressOf<N>): 
   return render(event);
 }
 
-/** `tool_call` for a starting tool. Pure; never throws (falls back to the bare tool name). */
+/**
+ * What every update of a tool call carries to name its tool: the schema's `name` on the start, and
+ * `_meta.hermes.toolName` on the start and every update (Hermes' `_meta.hermes` namespace), for
+ * clients that key on the tool rather than the title.
+ */
+function toolMeta(name: string): { _meta: { hermes: { toolName: string } } } {
+  return { _meta: { hermes: { toolName: name } } };
+}
+
+/** Items of an array kept in `rawOutput` before a "… more" note; deeper values than `RAW_DEPTH` are elided. */
+const RAW_ITEMS = 50;
+const RAW_DEPTH = 6;
+/** A `rawOutput` whose JSON is longer than this is sent as the truncated text instead. */
+const RAW_JSON_LIMIT = 20_000;
+
+function shrink(value: unknown, depth: number): unknown {
+  if (typeof value === "string") return truncate(value, DISPLAY_LIMIT);
+  if (!value || typeof value !== "object") return value;
+  if (depth >= RAW_DEPTH) return Array.isArray(value) ? `[${value.length} items]` : "{…}";
+  if (Array.isArray(value)) {
+    const kept = value.slice(0, RAW_ITEMS).map((item: unknown) => shrink(item, depth + 1));
+    return value.length > RAW_ITEMS ? [...kept, `... ${value.length - RAW_ITEMS} more items`] : kept;
+  }
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, shrink(item, depth + 1)]));
+}
+
+/**
+ * A finished call's `rawOutput`: the result as the model got it (secrets already masked), the
+ * parsed JSON when it is a JSON object or array (strings cut like display text, long arrays cut
+ * with a note), else the text cut at the display limit. Pure; never throws.
+ */
+export function rawToolOutput(content: string): unknown {
+  const trimmed = content.trim();
+  if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+    try {
+      const parsed: unknown = JSON.parse(trimmed);
+      if (parsed && typeof parsed === "object") {
+        const shrunk = shrink(parsed, 0);
+        if (JSON.stringify(shrunk).length <= RAW_JSON_LIMIT) return shrunk;
+      }
+    } catch {
+      // not JSON: the text
+    }
+  }
+  return truncate(content);
+}
+
+/**
+ * `tool_call` for a starting tool, with the raw arguments (`rawInput`) and the tool's name.
+ * An edit that goes ahead without asking (`event.edits`, see `ToolStartBase`) shows its diff
+ * here, as there is no approval card to show it. Pure; never throws (falls back to the bare
+ * tool name).
+ */
 export function toolStartUpdate(event: ToolStart): SessionUpdate {
   const base = {
     sessionUpdate: "tool_call" as const,
     toolCallId: event.callId,
     title: event.title || event.name,
+    name: event.name,
     kind: event.kind,
     status: "in_progress" as const,
+    rawInput: event.args,
+    ...toolMeta(event.name),
   };
   try {
+    const content = event.edits?.length ? event.edits.map(editDiffContent) : event.tool === null ? genericRenderer.start(event) : startOf(event);
     return {
       ...base,
       locations: event.locations.map((location) => ({ ...location })),
-      rawInput: event.args as Record<string, unknown>,
-      content: event.tool === null ? genericRenderer.start(event) : startOf(event),
+      content,
     };
   } catch {
     return { ...base, title: event.name };
@@ -115,11 +170,13 @@ export function toolStartUpdate(event: ToolStart): SessionUpdate {
 }
 
 /**
- * `tool_call_update` closing a tool call. `failed` comes from the executor's verdict or a
- * structured signal in the result (a non-zero exit code, `success: false`), never from words in
- * the output. Pure; never throws (falls back to the plain text).
+ * `tool_call_update` closing a tool call, with `rawOutput` (`rawToolOutput`). `failed` comes
+ * from the executor's verdict or a structured signal in the result (a non-zero exit code,
+ * `success: false`), never from words in the output. Pure; never throws (falls back to the
+ * plain text).
  */
 export function toolEndUpdate(event: ToolEnd): SessionUpdate {
+  const rawOutput = rawToolOutput(event.content);
   try {
     const completion = event.tool === null ? genericRenderer.complete(event) : completionOf(event);
     return {
@@ -128,6 +185,8 @@ export function toolEndUpdate(event: ToolEnd): SessionUpdate {
       status: (completion.failed ?? event.isError) ? "failed" : "completed",
       content: completion.content,
       ...(completion.locations ? { locations: completion.locations.map((location) => ({ ...location })) } : {}),
+      rawOutput,
+      ...toolMeta(event.name),
     };
   } catch {
     return {
@@ -135,6 +194,8 @@ export function toolEndUpdate(event: ToolEnd): SessionUpdate {
       toolCallId: event.callId,
       status: event.isError ? "failed" : "completed",
       content: event.content ? [textContent(truncate(event.content))] : [],
+      rawOutput,
+      ...toolMeta(event.name),
     };
   }
 }
@@ -143,9 +204,9 @@ export function toolEndUpdate(event: ToolEnd): SessionUpdate {
 export function toolProgressUpdate(event: ToolProgress): SessionUpdate {
   try {
     const content = event.tool === null ? [] : progressOf(event);
-    return { sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress", content };
+    return { sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress", content, ...toolMeta(event.name) };
   } catch {
-    return { sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress" };
+    return { sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress", ...toolMeta(event.name) };
   }
 }
 

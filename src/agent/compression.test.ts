@@ -3,6 +3,7 @@ import type { ChatMessage } from "../llm/types.js";
 import { ContextCompressor, planCompression, type CompressionSettings, type Summarize } from "./compression.js";
 import { PRIOR_CONTEXT_OPEN, SUMMARY_END, SUMMARY_PREFIX } from "./compression-summary.js";
 import { estimateMessagesTokens } from "./context.js";
+import type { CompactionEvent } from "./events.js";
 
 const SETTINGS: CompressionSettings = { enabled: true, threshold: 0.5, protectFirstN: 3, protectLastN: 20 };
 
@@ -51,7 +52,7 @@ function scripted(...answers: Array<string | Error>) {
   return { calls, summarize };
 }
 
-function compressor(summarize: Summarize, window: number, settings: Partial<CompressionSettings> = {}, extra: { onCompressed?: () => void; preservedState?: () => string | undefined } = {}) {
+function compressor(summarize: Summarize, window: number, settings: Partial<CompressionSettings> = {}, extra: { onCompressed?: () => void; preservedState?: () => string | undefined; onCompaction?: (event: CompactionEvent) => void } = {}) {
   return new ContextCompressor({ settings: { ...SETTINGS, ...settings }, contextWindow: () => window, overheadTokens: () => 100, summarize, ...extra });
 }
 
@@ -257,5 +258,36 @@ describe("ContextCompressor", () => {
     expect(await context.prepareMessages(history, signal)).toEqual(history);
     expect(model.calls).toHaveLength(0);
     expect((await context.compressNow(history, signal)).compressed).toBe(true);
+  });
+});
+
+describe("compaction events", () => {
+  it("tells each compression's start and end under one id, with its trigger, counts and summary", async () => {
+    const events: CompactionEvent[] = [];
+    const { summarize } = scripted("## Goal\nSUMMARY-A", new Error("model down"));
+    const history = conversation(10);
+    const compressing = compressor(summarize, 1_000_000, { protectFirstN: 2, protectLastN: 4 }, { onCompaction: (event) => events.push(event) });
+    const report = await compressing.compressNow(history, signal);
+    expect(events.map((event) => [event.trigger, event.status])).toEqual([
+      ["manual", "started"],
+      ["manual", "completed"],
+    ]);
+    expect(events[0]?.compactionId).toBe(events[1]?.compactionId);
+    expect(events[1]).toMatchObject({ beforeMessages: report.beforeMessages, afterMessages: report.afterMessages, text: report.text, summary: "## Goal\nSUMMARY-A" });
+
+    history.push(...conversation(3));
+    await expect(compressing.compressNow(history, signal)).rejects.toThrow(/Could not compress/);
+    expect(events.slice(2)).toEqual([
+      { type: "compaction", compactionId: expect.any(String), trigger: "manual", status: "started" },
+      { type: "compaction", compactionId: events[2]?.compactionId, trigger: "manual", status: "failed", error: "model down" },
+    ]);
+    expect(events[2]?.compactionId).not.toBe(events[0]?.compactionId);
+  });
+
+  it("tells nothing when there is nothing to compress", async () => {
+    const events: CompactionEvent[] = [];
+    const { summarize } = scripted();
+    await compressor(summarize, 1_000_000, {}, { onCompaction: (event) => events.push(event) }).compressNow(conversation(1), signal);
+    expect(events).toEqual([]);
   });
 });

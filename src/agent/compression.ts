@@ -11,6 +11,8 @@ import {
   userText,
 } from "./compression-summary.js";
 import { CHARS_PER_TOKEN, estimateMessagesTokens } from "./context.js";
+import type { CompactionEvent, CompactionTrigger } from "./events.js";
+import { newId } from "../shared/ids.js";
 
 /**
  * Context compression (Hermes' context compressor, without I/O). When the next request would
@@ -62,6 +64,8 @@ export interface ContextCompressorOptions {
   summarize: Summarize;
   /** Called after every compression, automatic or forced. Must not throw. */
   onCompressed?: (report: CompressionReport) => void;
+  /** Told when each compression starts and how it ends (see `CompactionEvent`). Must not throw. */
+  onCompaction?: (event: CompactionEvent) => void;
   /** State kept verbatim in the summary message (the active task list), if any. */
   preservedState?: () => string | undefined;
 }
@@ -171,13 +175,13 @@ export class ContextCompressor {
       if (history.length < this.retryAtLength && used <= window) return view;
       const pause = history.length + Math.max(2, Math.floor(settings.protectLastN / 2));
       try {
-        const report = await this.compress(history, signal, "model");
+        const report = await this.compress(history, signal, "model", "auto");
         if (!report || report.afterTokens >= settings.threshold * window) this.retryAtLength = pause;
       } catch (error) {
         if (signal.aborted) return view;
         this.retryAtLength = pause;
         log.warn(`context compression failed: ${errorMessage(error)}`);
-        if (used > window) await this.compress(history, signal, { failure: errorMessage(error) }).catch(() => undefined);
+        if (used > window) await this.compress(history, signal, { failure: errorMessage(error) }, "auto").catch(() => undefined);
       }
       return this.view(history);
     });
@@ -191,7 +195,7 @@ export class ContextCompressor {
   compressNow(history: readonly ChatMessage[], signal: AbortSignal): Promise<CompressionReport> {
     return this.serial(async () => {
       try {
-        const report = await this.compress(history, signal, "model");
+        const report = await this.compress(history, signal, "model", "manual");
         if (report) return report;
       } catch (error) {
         if (signal.aborted || isAbortError(error)) throw abortError();
@@ -226,11 +230,11 @@ export class ContextCompressor {
       const plan = { protectFirstN, protectLastN: Math.max(1, Math.floor(protectLastN / 2 ** Math.max(0, attempt - 1))) };
       let report: CompressionReport | undefined;
       try {
-        report = await this.compress(history, signal, "model", plan);
+        report = await this.compress(history, signal, "model", "overflow", plan);
       } catch (error) {
         if (signal.aborted) return undefined;
         log.warn(`context compression after an overflow failed: ${errorMessage(error)}`);
-        report = await this.compress(history, signal, { failure: errorMessage(error) }, plan).catch(() => undefined);
+        report = await this.compress(history, signal, { failure: errorMessage(error) }, "overflow", plan).catch(() => undefined);
       }
       return report && !signal.aborted ? this.view(history) : undefined;
     });
@@ -240,12 +244,14 @@ export class ContextCompressor {
    * One compression of the current view: summary from the model, or (after a failure, when the
    * request cannot fit otherwise) a note that the middle was dropped. Undefined when there is no
    * new message to compress. Rejects when the summary call fails. `plan` overrides the protected
-   * head and tail of the settings.
+   * head and tail of the settings. `onCompaction` hears `started` before the summary call and
+   * how it ended (`trigger` says who asked).
    */
   private async compress(
     history: readonly ChatMessage[],
     signal: AbortSignal,
     source: "model" | { failure: string },
+    trigger: CompactionTrigger,
     plan: Pick<CompressionSettings, "protectFirstN" | "protectLastN"> = this.options.settings,
   ): Promise<CompressionReport | undefined> {
     const view = this.view(history);
@@ -257,7 +263,22 @@ export class ContextCompressor {
     const middle = view.slice(bounds.headEnd, bounds.tailStart);
     const tail = view.slice(bounds.tailStart);
 
-    const summary = source === "model" ? await this.summarize(middle, signal) : droppedNote(middle.length, source.failure);
+    const compactionId = newId();
+    const tell = (event: CompactionEvent): void => {
+      try {
+        this.options.onCompaction?.(event);
+      } catch (error) {
+        log.warn(`compaction listener failed: ${errorMessage(error)}`);
+      }
+    };
+    tell({ type: "compaction", compactionId, trigger, status: "started" });
+    let summary: string;
+    try {
+      summary = source === "model" ? await this.summarize(middle, signal) : droppedNote(middle.length, source.failure);
+    } catch (error) {
+      tell(signal.aborted || isAbortError(error) ? { type: "compaction", compactionId, trigger, status: "cancelled" } : { type: "compaction", compactionId, trigger, status: "failed", error: errorMessage(error) });
+      throw error;
+    }
     const latestUser = lastIndexOf(view, (message) => userText(message) !== "");
     const text = summaryMessageText(summary, {
       preservedState: this.options.preservedState?.(),
@@ -281,6 +302,8 @@ export class ContextCompressor {
     };
     log.info(`context compressed: ${report.text}`);
     this.options.onCompressed?.(report);
+    const { compressed: _compressed, ...counts } = report;
+    tell({ type: "compaction", compactionId, trigger, status: "completed", ...counts, summary });
     return report;
   }
 

@@ -13,6 +13,7 @@ import {
   type TypedProgress,
 } from "../tools/typed-call.js";
 import type { ToolKind, ToolLocation } from "../tools/types.js";
+import type { FileEdit } from "../tools/ports.js";
 
 export type StopReason = "end_turn" | "cancelled" | "max_turn_requests" | "max_tokens" | "refusal";
 
@@ -29,6 +30,13 @@ export interface ToolStartBase extends ToolEventBase {
   title: string;
   kind: ToolKind;
   locations: ToolLocation[];
+  /**
+   * The changes of an edit that will go ahead without asking (the session's mode approves it),
+   * previewed from the files on disk before the tool runs (secrets masked), so the editor shows
+   * the diff at the start, as there is no approval card. Absent otherwise; the completion shows
+   * what was really written.
+   */
+  edits?: FileEdit[];
 }
 
 export interface ToolProgressBase extends ToolEventBase {
@@ -78,6 +86,34 @@ export type AgentEvent =
   | { type: "turn_end"; stopReason: StopReason; usage?: TokenUsage };
 
 export type EmitAgentEvent = (event: AgentEvent) => void;
+
+/** What started a compression: the threshold in a turn, `/compress`, or a provider refusing the request as too long. */
+export type CompactionTrigger = "auto" | "manual" | "overflow";
+
+/**
+ * One compression of a session's conversation (see `ContextCompressor`), reported to the session's
+ * compaction listeners (`AgentSession.onCompaction`), in or out of a turn: `started` once, then
+ * exactly one of `completed` (with the counts and the summary the model now sees instead of the
+ * middle), `failed` (the summary call failed; a fallback may follow as a new compaction) or
+ * `cancelled`.
+ */
+export type CompactionEvent =
+  | { type: "compaction"; compactionId: string; trigger: CompactionTrigger; status: "started" }
+  | {
+      type: "compaction";
+      compactionId: string;
+      trigger: CompactionTrigger;
+      status: "completed";
+      beforeMessages: number;
+      afterMessages: number;
+      beforeTokens: number;
+      afterTokens: number;
+      /** `A -> B messages, ~X -> ~Y tokens`. */
+      text: string;
+      summary: string;
+    }
+  | { type: "compaction"; compactionId: string; trigger: CompactionTrigger; status: "failed"; error: string }
+  | { type: "compaction"; compactionId: string; trigger: CompactionTrigger; status: "cancelled" };
 
 /** The `tool_start` of a prepared call: the one builder, for live turns and replays alike. Pure. */
 export function toolStartEvent(prepared: PreparedToolCall): ToolStartEvent {

@@ -11,6 +11,7 @@ import { DEFAULT_MAX_RESPONSE_CHARS } from "./model-call.js";
 import { TurnModels, type FallbackCandidate } from "./fallback.js";
 import type { ModelStepResult } from "./model-step.js";
 import { runRecoveringStep, type ContextOverflowHandler, type TextOnlyMemory } from "./call-recovery.js";
+import { redirectMessages, type TurnRedirect } from "./redirect.js";
 import { DEFAULT_TOOL_RESULT_LIMITS, ResultBudget, type SpillWriter, type ToolResultLimits } from "./result-budget.js";
 import { spillToolResult } from "../tools/result-spill.js";
 import { OutputBudget } from "./output-budget.js";
@@ -104,6 +105,13 @@ export interface TurnInput {
    * appended to the last tool result so the model sees it on its next call.
    */
   takeSteering?: () => string | undefined;
+  /**
+   * Corrections the user sends while the turn runs (Hermes' redirect, see redirect.ts): one that
+   * arrives during a model call stops that call (what it showed stays in history, its tool calls
+   * are not run); before each call the corrections waiting join history as the user's message and
+   * the call is made with them. Neither the stopped call nor the correction counts as a tool round.
+   */
+  redirect?: TurnRedirect;
 }
 
 /**
@@ -143,6 +151,9 @@ export const EMPTY_ANSWER_NUDGE =
  *   that cannot help, the failure says so and suggests /compress or a new session.
  * - Tool results pass the result budget before they land in history (see result-budget.ts): the editor
  *   is shown the whole result; the model may get a head, a tail and a file path instead.
+ * - A correction (`redirect`) stops the model call in flight, or discards a response it crossed; what
+ *   that call showed stays in history, the correction follows as the user's message (redirect.ts), and
+ *   the loop calls the model again. During tools the caller hands corrections over as steering.
  * - Cancellation (the signal) stops the stream at once, a retry wait at once, and tools between calls;
  *   text already streamed stays in history, and every tool call in history gets a result.
  */
@@ -183,7 +194,10 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     if (signal.aborted) return finish("cancelled");
     const withTools = iteration - refunded < input.maxTurns && iteration < ceiling;
     const messageId = input.newMessageId();
+    const waiting = input.redirect?.take();
+    if (waiting) for (const message of redirectMessages(history, "", waiting)) append(message);
     const prepared = input.prepareMessages ? await input.prepareMessages(history, signal) : history;
+    const callSignal = input.redirect ? AbortSignal.any([signal, input.redirect.watch()]) : signal;
     let first = true;
     const onStreamText = input.onStreamText;
     const stepEmit: EmitAgentEvent = onStreamText
@@ -211,7 +225,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
         onContextLimit: input.onContextLimit,
         textOnly,
         messageId,
-        signal,
+        signal: callSignal,
         emit: stepEmit,
         policy,
         budget,
@@ -223,6 +237,14 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     usage = addUsage(usage, step.usage);
     emit({ type: "message_end", messageId });
 
+    // A correction that came during the call (or crossed its end): its response is stale; what it
+    // showed stays, and the next call is made with the correction.
+    const correction = signal.aborted ? undefined : input.redirect?.take();
+    if (correction) {
+      for (const message of redirectMessages(history, step.text, correction)) append(message);
+      refunded++;
+      continue;
+    }
     const outcome = step.outcome;
     if (outcome.kind !== "done") {
       if (step.text || step.reasoning) append(assistantMessage(step, [], outcome.kind === "aborted" ? "cancelled" : "error"));

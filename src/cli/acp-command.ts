@@ -4,10 +4,15 @@ import { Runtime } from "../runtime/runtime.js";
 import { killAllProcesses } from "../tools/process/process-group.js";
 import { log } from "../shared/logger.js";
 import { VERSION } from "../shared/version.js";
+import type { SetupLaunch } from "../acp/auth.js";
 import { bootstrap } from "./bootstrap.js";
 
-/** `hermes acp` / `hermes-acp`. First matching flag wins: --version, --check, --setup. */
-export async function runAcpCommand(argv: string[]): Promise<number> {
+/**
+ * `hermes acp` / `hermes-acp`. First matching flag wins: --version, --check, --setup; without
+ * flags it serves ACP on stdio. `setupLaunch` is how this process's `--setup` is started again
+ * (told to clients that opt into terminal auth).
+ */
+export async function runAcpCommand(argv: string[], options: { setupLaunch?: SetupLaunch } = {}): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -38,7 +43,7 @@ export async function runAcpCommand(argv: string[]): Promise<number> {
   const shutdown = installShutdownHandlers();
   let code: number;
   try {
-    const end = await serveAcp(runtime, process.stdin, process.stdout, { signal: shutdown.signal });
+    const end = await serveAcp(runtime, process.stdin, process.stdout, { signal: shutdown.signal, setupLaunch: options.setupLaunch });
     code = end === "stopped" ? shutdown.exitCode() : 0;
   } catch (error) {
     log.error("ACP agent crashed", error);

@@ -1,4 +1,3 @@
-import { basename } from "node:path";
 import { VERSION } from "../shared/version.js";
 
 const USAGE = `Hermes Agent ${VERSION}
@@ -17,17 +16,29 @@ Usage:
 Files live in $HERMES_HOME (default ~/.hermes): config.yaml, .env, state.db, logs/.
 `;
 
+/** The two bins; each has its own entry file (dist/hermes.js, dist/hermes-acp.js), so no mode depends on a file name. */
+export type BinName = "hermes" | "hermes-acp";
+
 /**
- * Entry of both bins. `hermes-acp` (and `hermes acp`) serve ACP; `hermes chat` runs one prompt.
- * Modules are imported per command so start-up loads only what the command needs.
+ * Runs one command line of `bin`. `hermes-acp` always serves ACP (its only arguments are
+ * `--version`, `--check`, `--setup`; a leading `acp` is accepted); `hermes acp` does the same,
+ * `hermes chat` runs one prompt. Modules are imported per command so start-up loads only what the
+ * command needs. `launcher` is the script the process runs (process.argv[1]): how `--setup` is
+ * started again in a terminal.
  */
-export async function main(argv: string[], binName: string): Promise<number> {
+export async function main(argv: string[], bin: BinName, launcher?: string): Promise<number> {
   const args = [...argv];
-  const command = binName.startsWith("hermes-acp") ? "acp" : args.shift();
+  if (bin === "hermes-acp" && args[0] === "acp") args.shift();
+  if (bin === "hermes-acp" && (args[0] === "--help" || args[0] === "-h")) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const command = bin === "hermes-acp" ? "acp" : args.shift();
   switch (command) {
     case "acp": {
       const { runAcpCommand } = await import("./acp-command.js");
-      return runAcpCommand(args);
+      const setupArgs = bin === "hermes-acp" ? ["--setup"] : ["acp", "--setup"];
+      return runAcpCommand(args, launcher ? { setupLaunch: { command: process.execPath, args: [launcher, ...setupArgs] } } : {});
     }
     case "chat": {
       const { runChatCommand } = await import("./chat-command.js");
@@ -54,13 +65,18 @@ export async function main(argv: string[], binName: string): Promise<number> {
   }
 }
 
-const entry = process.argv[1] ? basename(process.argv[1]) : "hermes";
-main(process.argv.slice(2), entry).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`hermes: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+/**
+ * What a bin's entry file calls (through dist/launcher.js, which runs the bundle): `main` over
+ * this process's arguments, its result as the exit code; an error is one line on stderr and exit 1.
+ */
+export function start(bin: BinName): void {
+  main(process.argv.slice(2), bin, process.argv[1]).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`${bin}: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -27,6 +27,7 @@ describe("configSchema", () => {
       web: { allow_private_urls: false, blocked_domains: [] },
       browser: { allow_localhost: true, allow_private_urls: false, headless: true, command_timeout: 30, inactivity_timeout: 120 },
       delegation: { max_concurrent_children: 3, max_spawn_depth: 1, max_iterations: 50, max_async_children: 3, subagent_auto_approve: false, orchestrator_enabled: true, acp_agents: {} },
+      checkpoints: { enabled: false, max_snapshots: 20, max_total_size_mb: 500, max_file_size_mb: 10 },
       command_allowlist: [],
     });
   });

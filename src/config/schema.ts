@@ -413,6 +413,21 @@ export const configSchema = z.looseObject({
       })
       .prefault({}),
   ),
+  /**
+   * Filesystem checkpoints before `write_file` / `patch` and `/rollback` (Hermes' `checkpoints:`
+   * keys and defaults; see src/runtime/checkpoints/): off unless enabled; snapshots kept per
+   * workspace, the store's total size, and the largest file a snapshot holds (0 = no limit).
+   */
+  checkpoints: orAbsent(
+    z
+      .looseObject({
+        enabled: z.preprocess(capabilityFlag, z.boolean().default(false)),
+        max_snapshots: count(20),
+        max_total_size_mb: z.number().min(0).default(500),
+        max_file_size_mb: z.number().min(0).default(10),
+      })
+      .prefault({}),
+  ),
   providers: orAbsent(z.record(z.string(), providerEntry).default({})),
   /**
    * Hermes' legacy list of named endpoints; read like `providers:` (a `providers:` entry of the same

@@ -1,4 +1,5 @@
 import { compressionSettings, ContextCompressor, type Summarize } from "../agent/compression.js";
+import type { CompactionEvent } from "../agent/events.js";
 import { estimateMessageTokens, estimateToolsTokens, resolveContextWindow, type ContextWindowLookup } from "../agent/context.js";
 import type { HermesConfig } from "../config/schema.js";
 import type { Provider } from "../llm/types.js";
@@ -45,6 +46,8 @@ export interface SessionContextInput {
   contextWindowLookup?: ModelWindowLookup | undefined;
   /** Replaces the summary call to the session's provider (tests, an auxiliary model). */
   summarize?: Summarize | undefined;
+  /** Hears every compression start and end (the session's compaction listeners). */
+  onCompaction?: (event: CompactionEvent) => void;
 }
 
 /**
@@ -78,6 +81,7 @@ export function createSessionCompressor(input: SessionContextInput): ContextComp
     summarize: input.summarize ?? createSummarizer(input.provider, input.model),
     onCompressed: () => resetReadDedup(input.toolState),
     preservedState: () => activeTodos(input.toolState),
+    ...(input.onCompaction ? { onCompaction: input.onCompaction } : {}),
   });
 }
 

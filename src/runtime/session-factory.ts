@@ -1,3 +1,4 @@
+import { SessionCheckpoints } from "./checkpoints/session-checkpoints.js";
 import { clientPath, isAbsoluteClientPath } from "../shared/client-path.js";
 import type { HomePaths } from "../config/paths.js";
 import { addCommandAllowlistEntry } from "../config/write.js";
@@ -313,6 +314,7 @@ export class SessionFactory {
       recorder: new SessionRecorder(this.store, meta),
       ports: { sessionSearch: createSessionSearchPort(this.store, input.id), auxiliaryModel, delegate: delegation },
       delegation,
+      checkpoints: new SessionCheckpoints({ hermesHome: this.paths.home, cwd: input.cwd, config }),
       fallbacks,
       ...(input.history ? { history: input.history } : {}),
       ...(input.title !== undefined ? { title: input.title } : {}),

@@ -10,6 +10,7 @@ import type { ReasoningEffort } from "../llm/catalog.js";
 import type { ChatMessage, Provider, ResolvedProvider } from "../llm/types.js";
 import type { HermesError } from "../shared/errors.js";
 import type { ToolPorts } from "../tools/ports.js";
+import type { SessionCheckpoints } from "./checkpoints/session-checkpoints.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ResolvedToolset } from "../tools/toolsets.js";
 import type { ApprovalSettings } from "./approvals.js";
@@ -63,6 +64,8 @@ export interface SessionParts {
   review?: ReviewSettings;
   /** Its delegate_task children: told as each turn starts (asker, cancel, background results), stopped by `dispose`. */
   delegation?: SessionDelegation;
+  /** Filesystem checkpoints of the session's folder (`checkpoints:`; see checkpoints/session-checkpoints.ts). */
+  checkpoints?: SessionCheckpoints;
   /** The fallback chain for a turn on `main` (see fallback-chain.ts); absent = none. */
   fallbacks?: (main: ResolvedProvider) => FallbackCandidate[];
 }

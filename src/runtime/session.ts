@@ -1,5 +1,6 @@
 import { runTurn, type TurnResult } from "../agent/loop.js";
-import type { EmitAgentEvent } from "../agent/events.js";
+import type { TurnRedirect } from "../agent/redirect.js";
+import type { CompactionEvent, EmitAgentEvent } from "../agent/events.js";
 
 export type { AgentEvent, EmitAgentEvent } from "../agent/events.js";
 import type { ChatMessage, Provider, ResolvedProvider, TokenUsage, UserContentPart } from "../llm/types.js";
@@ -8,6 +9,7 @@ import { newId } from "../shared/ids.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyTool } from "../tools/types.js";
 import type { ToolPorts } from "../tools/ports.js";
+import type { SessionCheckpoints } from "./checkpoints/session-checkpoints.js";
 import { ToolSessionState } from "../tools/session-state.js";
 import { SessionApprovals, type PermissionAsker } from "./approvals.js";
 import { planModeGate } from "./plan-mode.js";
@@ -26,6 +28,7 @@ import { configuredReasoningEffort } from "./reasoning-effort.js";
 import { withModelLines } from "./model-switch.js";
 import { BackgroundReviewer, ReviewCadence, turnSummary } from "./background-review.js";
 import { modelFit } from "./model-fit.js";
+import { withAutoApprovedEdits } from "./edit-preview.js";
 
 export type { PromptResult, SessionParts } from "./session-parts.js";
 import type { PromptResult, SessionParts } from "./session-parts.js";
@@ -59,6 +62,7 @@ export class AgentSession {
   private readonly reviewer = new BackgroundReviewer();
   /** USD of this process's model calls (see `costUsd`). */
   private accruedCost = 0;
+  private readonly compactionListeners = new Set<(event: CompactionEvent) => void>();
 
   constructor(parts: SessionParts) {
     this.parts = parts;
@@ -84,7 +88,20 @@ export class AgentSession {
       toolState: this.toolState,
       contextWindowLookup: parts.contextWindowLookup,
       summarize: parts.summarize,
+      onCompaction: (event) => {
+        for (const listener of this.compactionListeners) listener(event);
+      },
     });
+  }
+
+  /**
+   * Hears every compression of this session's conversation (automatic in a turn, `/compress`, the
+   * context-overflow recovery) as it starts and ends; answers the unsubscribe. Listeners must not
+   * throw (a throw is logged and ignored).
+   */
+  onCompaction(listener: (event: CompactionEvent) => void): () => void {
+    this.compactionListeners.add(listener);
+    return () => this.compactionListeners.delete(listener);
   }
 
   get model(): string {
@@ -94,6 +111,11 @@ export class AgentSession {
   /** The wire provider of the current model. */
   get modelProvider(): Provider {
     return this.parts.provider;
+  }
+
+  /** The session's filesystem checkpoints (`/rollback`); undefined where the session keeps none. */
+  get checkpoints(): SessionCheckpoints | undefined {
+    return this.parts.checkpoints;
   }
 
   get providerId(): string {
@@ -216,6 +238,8 @@ export class AgentSession {
       ports?: ToolPorts;
       /** `/steer` guidance for this turn, taken after each tool batch (see TurnInput.takeSteering). */
       takeSteering?: () => string | undefined;
+      /** Corrections typed while the turn runs (see TurnInput.redirect). */
+      redirect?: TurnRedirect;
     },
   ): Promise<PromptResult> {
     const { config, resolved, recorder } = this.parts;
@@ -229,7 +253,12 @@ export class AgentSession {
     const turnStart = this.history.length;
     // MCP servers still starting get a bounded wait, so their tools are there for the first model call.
     await this.parts.mcp?.beforeTurn(options.signal);
-    const ports: ToolPorts = { ...this.parts.ports, ...options.ports, ...this.approvals.ports(options.asker, options.signal) };
+    const ports: ToolPorts = {
+      ...this.parts.ports,
+      ...options.ports,
+      ...this.approvals.ports(options.asker, options.signal),
+      ...this.parts.checkpoints?.turnPorts(options.ports?.notifyUser),
+    };
     // Background children's finished results go before the user's message; this turn's asker is the one children use.
     const user = this.parts.delegation?.beginTurn({ asker: options.asker, signal: options.signal, notifyUser: ports.notifyUser }, content) ?? content;
     let result: TurnResult;
@@ -268,7 +297,7 @@ export class AgentSession {
             this.context.noteUsage(event.usage, this.history);
             turnCost += this.noteCost(event.usage);
           }
-          options.emit(event);
+          options.emit(event.type === "tool_start" ? withAutoApprovedEdits(event, approvals, this.cwd) : event);
         },
         prepareMessages: (history, signal) => this.context.prepareMessages(history, signal),
         ...modelFit({ compressor: this.context, config, resolved, learn: this.parts.learnContextWindow, textOnlyModels: this.textOnlyModels }),
@@ -277,6 +306,7 @@ export class AgentSession {
         newMessageId: newId,
         toolGate: this.modeGate,
         ...(options.takeSteering ? { takeSteering: options.takeSteering } : {}),
+        ...(options.redirect ? { redirect: options.redirect } : {}),
       });
     } catch (error) {
       // runTurn never throws; a throwing callback still must not leave a partial answer tracked.

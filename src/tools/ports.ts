@@ -39,6 +39,13 @@ export interface FileEdit {
   fromPath?: string;
 }
 
+/** What a `write_file` / `patch` call is about to change, for a checkpoint taken before it writes. */
+export interface CheckpointRequest {
+  toolName: string;
+  /** Absolute paths the call writes, deletes or moves (sources included). */
+  paths: string[];
+}
+
 /** One approval for everything a single tool call will change, asked before anything is written. */
 export interface EditApprovalRequest {
   callId: string;
@@ -232,6 +239,12 @@ export interface ToolPorts {
   askUser?: (request: ClarifyRequest, signal: AbortSignal) => Promise<ClarifyReply>;
   /** Runs `delegate_task` children (subagents); absent where no session can spawn them. */
   delegate?: DelegatePort;
+  /**
+   * Snapshots the workspace before an approved edit is written (`checkpoints.enabled`; absent
+   * otherwise). Called after approval, before the first write. Never rejects: whatever fails, the
+   * edit goes on (the runtime tells the user once). `signal` is the call's; a cancel ends it early.
+   */
+  checkpoint?: (request: CheckpointRequest, signal: AbortSignal) => Promise<void>;
 }
 
 /** One question as the editor shows it. `choices` carry the display labels (the first marked "(Recommended)"). */

@@ -1,5 +1,5 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { methods, RequestError, type SessionNotification } from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
 import { BUILT_BINARY, spawnAgent } from "../support/acp-client.js";
@@ -42,8 +42,8 @@ describe("hermes-acp over stdio", () => {
     const init = await suite.agent.initialize();
     expect(init.protocolVersion).toBe(1);
     expect(init.agentInfo).toMatchObject({ name: "hermes-agent", title: "Hermes Agent" });
-    expect(init.authMethods?.map((method) => method.id)).toEqual(["custom", "hermes-setup"]);
-    expect(init.authMethods?.[1]).toMatchObject({ type: "terminal", args: ["--setup"] });
+    // No terminal auth for a client that did not opt in (see the auth tests below).
+    expect(init.authMethods?.map((method) => method.id)).toEqual(["custom", "hermes-env"]);
 
     const { sessionId } = await suite.agent.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
     suite.llm.push({ text: "Hello from the model", chunks: ["Hello", " from", " the model"], usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } });
@@ -134,13 +134,29 @@ describe("hermes-acp over stdio", () => {
     suite.home.writeConfig("");
     suite.agent = spawnAgent({ env: suite.home.env() });
     const init = await suite.agent.initialize();
-    expect(init.authMethods?.map((method) => method.id)).toEqual(["hermes-setup"]);
+    expect(init.authMethods?.map((method) => method.id)).toEqual(["hermes-env"]);
     const error = await rejection(suite.agent.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] }));
     expect(error.code).toBe(-32000);
     expect(error.message).toContain("hermes acp --setup");
     expect(error.message).toContain("OPENROUTER_API_KEY");
     const auth = await rejection(suite.agent.connection.agent.request(methods.agent.authenticate, { methodId: "hermes-setup" }));
     expect(auth.code).toBe(-32000);
+    const env = await rejection(suite.agent.connection.agent.request(methods.agent.authenticate, { methodId: "hermes-env" }));
+    expect(env.code).toBe(-32000);
+    expect(env.message).toContain("OPENROUTER_API_KEY");
+    expect(env.message).toContain(join(suite.home.home, ".env"));
+  });
+
+  it("offers terminal auth only to a client that opts in, and authenticates once .env has a key", async () => {
+    suite.home.writeConfig("");
+    suite.agent = spawnAgent({ env: suite.home.env(), clientCapabilities: { auth: { terminal: true } } });
+    const init = await suite.agent.initialize();
+    expect(init.authMethods?.map((method) => method.id)).toEqual(["hermes-env", "hermes-setup"]);
+    expect(init.authMethods?.[1]).toMatchObject({ type: "terminal", args: ["--setup"], _meta: { "terminal-auth": { command: process.execPath, args: [BUILT_BINARY, "acp", "--setup"] } } });
+    writeFileSync(join(suite.home.home, ".env"), "OPENROUTER_API_KEY=sk-or-written-after-start-0123\n");
+    expect(await suite.agent.connection.agent.request(methods.agent.authenticate, { methodId: "hermes-env" })).toEqual({});
+    const { sessionId } = await suite.agent.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
+    expect(sessionId).toBeTruthy();
   });
 
   it("answers initialize with a broken config.yaml, and session/new names the problem", async () => {
@@ -177,12 +193,17 @@ describe("hermes-acp over stdio", () => {
     expectOnlyJsonRpcOnStdout();
   });
 
-  it("serves ACP when started through a bin named hermes-acp", async () => {
+  it("serves ACP from the hermes-acp entry with no arguments, by its own path or through a bin link of any name", async () => {
+    const entry = join(dirname(BUILT_BINARY), "hermes-acp.js");
+    // npm links bins on Unix; its Windows .cmd shims run the entry file itself. Neither name matters.
     const bin = join(suite.home.workspace, "bin");
     mkdirSync(bin);
-    symlinkSync(BUILT_BINARY, join(bin, "hermes-acp"));
-    suite.agent = spawnAgent({ env: suite.home.env(), command: [process.execPath, join(bin, "hermes-acp")] });
-    const init = await suite.agent.initialize();
-    expect(init.agentInfo?.name).toBe("hermes-agent");
+    symlinkSync(entry, join(bin, "some-other-name"));
+    for (const command of [[process.execPath, entry], [process.execPath, join(bin, "some-other-name")]]) {
+      const agent = spawnAgent({ env: suite.home.env(), command });
+      suite.agents.push(agent);
+      const init = await agent.initialize();
+      expect(init.agentInfo?.name).toBe("hermes-agent");
+    }
   });
 });

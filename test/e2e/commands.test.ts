@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { spawnAgent, type AgentProcess } from "../support/acp-client.js";
 import { e2eSuite } from "../support/e2e-suite.js";
 
-/** Issue 6 end to end: slash commands, and prompts that arrive while a turn runs (queue, steer, interrupt). */
+/** Issue 6 end to end: slash commands, and prompts that arrive while a turn runs (redirect, queue, steer, interrupt; issue 16). */
 const suite = e2eSuite();
 
 /**
@@ -114,7 +114,7 @@ describe("slash commands over ACP", () => {
     const sessionId = await newSession(agent);
     const { update } = await nextUpdate(isCommandsUpdate(sessionId));
     if (update.sessionUpdate !== "available_commands_update") throw new Error("unreachable");
-    expect(update.availableCommands.map((c) => c.name)).toEqual(["help", "model", "tools", "context", "reset", "compress", "steer", "queue", "version", "status"]);
+    expect(update.availableCommands.map((c) => c.name)).toEqual(["help", "model", "tools", "context", "reset", "compress", "rollback", "steer", "queue", "version", "status"]);
     expect(update.availableCommands.find((c) => c.name === "model")?.input).toEqual({ hint: "model name to switch to" });
     const order = stdoutOrder(agent, sessionId);
     expect(order.commands).toHaveLength(1);
@@ -221,32 +221,31 @@ describe("slash commands over ACP", () => {
 });
 
 describe("a prompt that arrives while a turn is running", () => {
-  it("is queued, answered at once, and runs after the current turn with an echo", async () => {
+  it("redirects the running turn (Hermes): answered at once, and the turn's next request ends with the correction", async () => {
     const { agent, nextUpdate } = await startAgent();
     const sessionId = await newSession(agent);
-    suite.llm.push({ text: "slow answer", chunks: ["slow", " answer"], delayMs: 1500 }, { text: "second answer" });
+    suite.llm.push({ text: "slow answer", chunks: ["slow", " answer"], stallAfterChunks: 1 }, { text: "second answer" });
     const slow = prompt(agent, sessionId, "make the change");
     await nextUpdate((n) => n.update.sessionUpdate === "agent_message_chunk" && textOf(n.update) === "slow");
 
-    expect(await command(agent, sessionId, "then run tests")).toBe("Queued for the next turn. (1 queued)");
-    expect(suite.llm.requests).toHaveLength(1);
-
+    expect(await command(agent, sessionId, "then run tests")).toMatch(/^Redirected the active turn with your correction\./);
     expect((await slow).stopReason).toBe("end_turn");
     const kinds = agent.updates
       .filter((n) => n.update.sessionUpdate === "agent_message_chunk" || n.update.sessionUpdate === "user_message_chunk")
       .map((n) => `${n.update.sessionUpdate}:${textOf(n.update)}`);
     expect(kinds).toEqual([
       "agent_message_chunk:slow",
-      "agent_message_chunk:Queued for the next turn. (1 queued)",
-      "agent_message_chunk: answer",
-      "user_message_chunk:then run tests",
+      "agent_message_chunk:Redirected the active turn with your correction.",
       "agent_message_chunk:second answer",
     ]);
-    expect(messagesOf(1).slice(1)).toEqual([
+    expect(suite.llm.requests).toHaveLength(2);
+    const sent = messagesOf(1).slice(1);
+    expect(sent.slice(0, 2)).toEqual([
       { role: "user", content: "make the change" },
-      { role: "assistant", content: "slow answer" },
-      { role: "user", content: "then run tests" },
+      { role: "assistant", content: "slow" },
     ]);
+    expect(sent.at(-1).role).toBe("user");
+    expect(sent.at(-1).content).toMatch(/^\[Context from the interrupted assistant response\]\n\[This response was interrupted by a user correction\.\][\s\S]*\n\nthen run tests$/);
   });
 
   it("/queue queues explicitly; the queue drains after the next turn", async () => {

@@ -137,7 +137,7 @@ describe("the editor's terminals", () => {
     expect(host.created[0]).toMatchObject({ sessionId, command: "env", cwd: suite.home.workspace });
     expect(host.calls).toEqual(["create editor-term-1", "wait_for_exit editor-term-1", "output editor-term-1", "release editor-term-1"]);
     const embedded = { type: "terminal", terminalId: "editor-term-1" };
-    expect(toolUpdates("t1")).toContainEqual({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "in_progress", content: [embedded] });
+    expect(toolUpdates("t1")).toContainEqual({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "in_progress", content: [embedded], _meta: { hermes: { toolName: "terminal" } } });
     expect(toolUpdates("t1").at(-1)).toMatchObject({ status: "completed", content: [embedded, { type: "content" }] });
     expect(JSON.parse(toolResult(1))).toMatchObject({ output: `from-editor-terminal\n${suite.home.workspace}`, exit_code: 0 });
   });

@@ -73,6 +73,7 @@ describe("slash command dispatch", () => {
       "context",
       "reset",
       "compress",
+      "rollback",
       "steer",
       "queue",
       "version",

@@ -7,6 +7,7 @@ import { helpCommand } from "./help.js";
 import { modelCommand } from "./model.js";
 import { queueCommand } from "./queue.js";
 import { resetCommand } from "./reset.js";
+import { rollbackCommand } from "./rollback.js";
 import { statusCommand } from "./status.js";
 import { steerCommand } from "./steer.js";
 import { toolsCommand } from "./tools.js";
@@ -21,6 +22,7 @@ export const COMMANDS: readonly SlashCommand[] = [
   contextCommand,
   resetCommand,
   compressCommand,
+  rollbackCommand,
   steerCommand,
   queueCommand,
   versionCommand,

@@ -1,5 +1,7 @@
 import type { CompressionReport } from "../../agent/compression.js";
 import type { ChatMessage } from "../../llm/types.js";
+import type { SessionCheckpoints } from "../../runtime/checkpoints/session-checkpoints.js";
+import type { EditApprovalRequest } from "../../tools/ports.js";
 import type { ResolvedToolset } from "../../tools/toolsets.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 
@@ -20,6 +22,8 @@ export interface CommandSession {
   /** What the session's model calls cost so far, USD (0 when unknown). */
   readonly costUsd: number;
   readonly approvals: { readonly mode: string };
+  /** Filesystem checkpoints of the session's folder (`/rollback`); absent where the session keeps none. */
+  readonly checkpoints?: SessionCheckpoints | undefined;
   /** Clears the conversation the model sees (same session id). Only called while the session is held. */
   resetHistory(): void;
   /** How full the model's window is for the next request. */
@@ -63,6 +67,12 @@ export interface CommandContext {
    * provider); answers what it now uses. Rejects naming what was wrong, the session unchanged.
    */
   switchModel(value: string): Promise<{ model: string; provider: string }>;
+  /**
+   * Asks the user to allow the file changes shown (`session/request_permission` with the edit
+   * options and one diff per file), whatever the session's edit mode. True only for an explicit
+   * allow; a deny, a cancel or a failed request is false. Absent where nobody can be asked.
+   */
+  confirmEdits?(request: EditApprovalRequest): Promise<boolean>;
   /** Fires when the session is cancelled while the command runs. */
   signal: AbortSignal;
 }

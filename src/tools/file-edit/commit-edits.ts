@@ -9,9 +9,10 @@ export type CommitOutcome = { ok: true } | { ok: false; error: string };
 
 /**
  * Carries out the edits of one tool call: asks `approveEdit` once for all of them (a refusal
- * returns the "user declined" error and changes nothing), then writes every new content in order
- * (creating parent directories), then deletes deleted files and move sources. Each write and
- * delete is recorded in the session's file tracker. Cancellation is honoured up to the first
+ * returns the "user declined" error and changes nothing), then lets `checkpoint` snapshot the
+ * workspace (when the session keeps checkpoints; its failure never stops the edit), then writes
+ * every new content in order (creating parent directories), then deletes deleted files and move
+ * sources. Each write and delete is recorded in the session's file tracker. Cancellation is honoured up to the first
  * write (an AbortError is thrown); once writing has begun it runs to the end, so a call is never
  * left half-applied by a cancel. An I/O failure stops there and the error names what was already
  * done.
@@ -21,6 +22,8 @@ export async function commitEdits(ctx: ToolContext, toolName: string, edits: Fil
   if (!(await approveEdits(ctx, toolName, edits))) {
     return { ok: false, error: declinedMessage(edits.map((edit) => edit.path)) };
   }
+  const paths = edits.flatMap((edit) => (edit.fromPath ? [edit.path, edit.fromPath] : [edit.path]));
+  await ctx.ports.checkpoint?.({ toolName, paths }, ctx.signal).catch(() => undefined);
   throwIfAborted(ctx.signal);
   const tracker = fileTracker(ctx.state);
   const done: string[] = [];

@@ -75,7 +75,7 @@ export function formatSearchResult(
   }
   if (page.offset >= total) {
     return {
-      content: `No results at offset ${page.offset}: the search found ${totalLabel} result(s). Use a smaller offset.`,
+      content: `No results at offset ${page.offset}: the search found ${totalLabel} ${total === 1 && !capped ? "result" : "results"}. Use a smaller offset.`,
       details: { ...base, total, truncated: false, ...(capped ? { capped } : {}) },
     };
   }
