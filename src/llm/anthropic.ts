@@ -4,10 +4,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
-import { errorMessage } from "../shared/errors.js";
 import { addCacheBreakpoints, toAnthropicConversation, toAnthropicTools } from "./anthropic-messages.js";
 import { thinkingParams } from "./anthropic-thinking.js";
-import { abortedEvent, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, GuardedStream, sdkTimeoutMs } from "./guarded-stream.js";
+import { abortedEvent, connectTimeoutMs, openGuardedCall, sdkTimeoutMs, type WireProviderOptions } from "./guarded-stream.js";
 import { classifySdkError, CONTEXT_OVERFLOW, redactor } from "./provider-errors.js";
 import type { FinishReason, ModelRequest, Provider, ProviderErrorKind, ProviderEvent, ReasoningDetail, TokenUsage } from "./types.js";
 
@@ -16,20 +15,8 @@ type AnthropicClient = InstanceType<AnthropicModule["Anthropic"]>;
 type ErrorEvent = Extract<ProviderEvent, { type: "error" }>;
 type Loaded = { mod: AnthropicModule; client: AnthropicClient };
 
-export interface AnthropicProviderOptions {
-  id: string;
-  /** `https://api.anthropic.com`, or an Anthropic-compatible base such as `https://host/anthropic`; a trailing `/v1` is dropped. */
-  baseUrl: string;
-  /** Never logged and never part of an error message. */
-  apiKey: string;
-  /** Extra headers on every request. */
-  headers?: Record<string, string>;
-  /** Longest wait for the response headers (`model.connect_timeout`), cancellable by the call's signal; then a `timeout` error (the loop retries it). Default 120 s. */
-  connectTimeoutMs?: number;
-  /** Older name of `connectTimeoutMs`; used when that is not set. */
-  timeoutMs?: number;
-  /** Longest silence between two stream events (pings aside) before the call ends with a `timeout` error (the loop retries it). Default 90 s, as openai-chat. */
-  idleTimeoutMs?: number;
+/** `baseUrl`: `https://api.anthropic.com`, or an Anthropic-compatible base such as `https://host/anthropic`; a trailing `/v1` is dropped. */
+export interface AnthropicProviderOptions extends WireProviderOptions {
   /** Prompt-cache breakpoints on the system prompt and the last 3 messages. Default true. */
   promptCaching?: boolean;
 }
@@ -131,22 +118,12 @@ async function* streamMessages(
   signal: AbortSignal,
 ): AsyncGenerator<ProviderEvent> {
   const redact = redactor(options.apiKey);
-  let loaded: Loaded;
-  try {
-    loaded = await load();
-  } catch (error) {
-    yield { type: "error", kind: "unknown", message: redact(`${options.id}: cannot load the Anthropic client: ${errorMessage(error)}`) };
+  const opened = await openGuardedCall<Loaded, RawMessageStreamEvent>(options, "Anthropic", load, signal, redact);
+  if ("failure" in opened) {
+    yield opened.failure;
     return;
   }
-  if (signal.aborted) {
-    yield abortedEvent();
-    return;
-  }
-
-  const guard = new GuardedStream<RawMessageStreamEvent>(signal, {
-    connectMs: connectTimeoutMs(options),
-    idleMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-  });
+  const { loaded, guard } = opened;
   const tools = new Map<number, ToolBlock>();
   /** Thinking blocks still streaming, by content index; each is told whole at its `content_block_stop`. */
   const thinking = new Map<number, ReasoningDetail>();
@@ -253,9 +230,6 @@ function finalArguments(call: ToolBlock): string {
   return initial !== null && typeof initial === "object" ? JSON.stringify(initial) : "{}";
 }
 
-function connectTimeoutMs(options: AnthropicProviderOptions): number {
-  return options.connectTimeoutMs ?? options.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-}
 
 /**
  * Anthropic usage across `message_start` and `message_delta` (later values win). `inputTokens`

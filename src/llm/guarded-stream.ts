@@ -1,3 +1,4 @@
+import { errorMessage } from "../shared/errors.js";
 import type { ProviderEvent } from "./types.js";
 
 type ErrorEvent = Extract<ProviderEvent, { type: "error" }>;
@@ -6,6 +7,58 @@ type ErrorEvent = Extract<ProviderEvent, { type: "error" }>;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 120_000;
 /** Longest silence between two stream chunks (Hermes' stale-stream limit, 90 s). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
+
+/** What every wire provider is built with (endpoint, key, time limits). */
+export interface WireProviderOptions {
+  id: string;
+  /** The endpoint's base URL (each wire API says what it includes). */
+  baseUrl: string;
+  /** Never logged and never part of an error message. */
+  apiKey: string;
+  /** Extra headers on every request (e.g. OpenRouter's `HTTP-Referer`). */
+  headers?: Record<string, string>;
+  /**
+   * Longest wait for the response headers (`model.connect_timeout`) before the call ends with a `timeout`
+   * error (the loop retries it). Cancellable by the call's signal. Default 120 s.
+   */
+  connectTimeoutMs?: number;
+  /** Older name of `connectTimeoutMs`; used when that is not set. */
+  timeoutMs?: number;
+  /**
+   * Longest silence between two stream chunks (and between the headers and the first chunk) before the call
+   * ends with a `timeout` error (the agent loop treats it as a stalled stream and retries). Default 90 s
+   * (Hermes' stale-stream limit).
+   */
+  idleTimeoutMs?: number;
+}
+
+/** `connectTimeoutMs`, else its older name, else the default. */
+export function connectTimeoutMs(options: WireProviderOptions): number {
+  return options.connectTimeoutMs ?? options.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+}
+
+/**
+ * The start every wire provider's call shares: its SDK client loaded (`load`), then a guarded stream
+ * with the options' time limits. Answers the error event to yield instead when the SDK cannot be
+ * loaded (named `sdkName`, the key redacted by `redact`) or the call was already cancelled. Never rejects.
+ */
+export async function openGuardedCall<L, T>(
+  options: WireProviderOptions,
+  sdkName: string,
+  load: () => Promise<L>,
+  signal: AbortSignal,
+  redact: (text: string) => string,
+): Promise<{ loaded: L; guard: GuardedStream<T> } | { failure: ErrorEvent }> {
+  let loaded: L;
+  try {
+    loaded = await load();
+  } catch (error) {
+    return { failure: { type: "error", kind: "unknown", message: redact(`${options.id}: cannot load the ${sdkName} client: ${errorMessage(error)}`) } };
+  }
+  if (signal.aborted) return { failure: abortedEvent() };
+  const guard = new GuardedStream<T>(signal, { connectMs: connectTimeoutMs(options), idleMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS });
+  return { loaded, guard };
+}
 
 /** How a guarded stream ended. */
 export type StreamOutcome =

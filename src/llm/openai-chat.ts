@@ -8,9 +8,8 @@ import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
-import { errorMessage } from "../shared/errors.js";
-import { abortedEvent, DEFAULT_IDLE_TIMEOUT_MS, GuardedStream } from "./guarded-stream.js";
-import { classifyOpenAiError, connectTimeoutMs, lazyOpenAiClient, type LoadedOpenAi, type OpenAiChatProviderOptions } from "./openai-client.js";
+import { abortedEvent, openGuardedCall } from "./guarded-stream.js";
+import { classifyOpenAiError, lazyOpenAiClient, type LoadedOpenAi, type OpenAiChatProviderOptions } from "./openai-client.js";
 import { redactor } from "./provider-errors.js";
 import type {
   ChatMessage,
@@ -49,23 +48,12 @@ async function* streamChat(
   signal: AbortSignal,
 ): AsyncGenerator<ProviderEvent> {
   const redact = redactor(options.apiKey);
-  let loaded: LoadedOpenAi;
-  try {
-    loaded = await load();
-  } catch (error) {
-    const message = redact(`${options.id}: cannot load the openai client: ${errorMessage(error)}`);
-    yield { type: "error", kind: "unknown", message };
+  const opened = await openGuardedCall<LoadedOpenAi, ChatCompletionChunk>(options, "openai", load, signal, redact);
+  if ("failure" in opened) {
+    yield opened.failure;
     return;
   }
-  if (signal.aborted) {
-    yield abortedEvent();
-    return;
-  }
-
-  const guard = new GuardedStream<ChatCompletionChunk>(signal, {
-    connectMs: connectTimeoutMs(options),
-    idleMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-  });
+  const { loaded, guard } = opened;
   const calls = new ToolCallAssembler();
   let usage: TokenUsage | undefined;
   let finishReason: string | undefined;

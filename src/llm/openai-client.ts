@@ -3,7 +3,7 @@
  * `openai` client built once on first use (the package loads then, so start-up does not pay for
  * it), and the reading of the SDK's errors.
  */
-import { DEFAULT_CONNECT_TIMEOUT_MS, sdkTimeoutMs } from "./guarded-stream.js";
+import { connectTimeoutMs, sdkTimeoutMs, type WireProviderOptions } from "./guarded-stream.js";
 import { classifySdkError } from "./provider-errors.js";
 import type { ProviderErrorKind, ProviderEvent } from "./types.js";
 
@@ -12,33 +12,9 @@ export type OpenAiClient = InstanceType<OpenAiModule["OpenAI"]>;
 export type LoadedOpenAi = { mod: OpenAiModule; client: OpenAiClient };
 type ErrorEvent = Extract<ProviderEvent, { type: "error" }>;
 
-export interface OpenAiChatProviderOptions {
-  id: string;
-  /** Base URL including the version path, e.g. `https://api.openai.com/v1`. */
-  baseUrl: string;
-  /** Sent as a bearer token; never logged and never part of an error message. */
-  apiKey: string;
-  /** Extra headers on every request (e.g. OpenRouter's `HTTP-Referer`). */
-  headers?: Record<string, string>;
-  /**
-   * Longest wait for the response headers (`model.connect_timeout`) before the call ends with a `timeout`
-   * error (the loop retries it). Cancellable by the call's signal. Default 120 s.
-   */
-  connectTimeoutMs?: number;
-  /** Older name of `connectTimeoutMs`; used when that is not set. */
-  timeoutMs?: number;
-  /**
-   * Longest silence between two stream chunks (and between the headers and the first chunk) before the call
-   * ends with a `timeout` error (the agent loop treats it as a stalled stream and retries). Default 90 s
-   * (Hermes' stale-stream limit).
-   */
-  idleTimeoutMs?: number;
-}
+/** `baseUrl` includes the version path, e.g. `https://api.openai.com/v1`. */
+export type OpenAiChatProviderOptions = WireProviderOptions;
 
-/** `connectTimeoutMs`, else its older name, else the default. */
-export function connectTimeoutMs(options: OpenAiChatProviderOptions): number {
-  return options.connectTimeoutMs ?? options.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-}
 
 /**
  * The client for `options`, created on the first call and reused; the SDK's own retries are off (the

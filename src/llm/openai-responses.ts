@@ -9,9 +9,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ResponseStreamEvent, ResponseUsage } from "openai/resources/responses/responses";
-import { errorMessage } from "../shared/errors.js";
-import { abortedEvent, DEFAULT_IDLE_TIMEOUT_MS, GuardedStream } from "./guarded-stream.js";
-import { classifyOpenAiError, connectTimeoutMs, lazyOpenAiClient, type LoadedOpenAi, type OpenAiChatProviderOptions } from "./openai-client.js";
+import { abortedEvent, openGuardedCall } from "./guarded-stream.js";
+import { classifyOpenAiError, lazyOpenAiClient, type LoadedOpenAi, type OpenAiChatProviderOptions } from "./openai-client.js";
 import { toResponsesRequest } from "./openai-responses-input.js";
 import { CONTEXT_OVERFLOW, redactor } from "./provider-errors.js";
 import type {
@@ -54,22 +53,12 @@ async function* streamResponses(
   signal: AbortSignal,
 ): AsyncGenerator<ProviderEvent> {
   const redact = redactor(options.apiKey);
-  let loaded: Loaded;
-  try {
-    loaded = await load();
-  } catch (error) {
-    yield { type: "error", kind: "unknown", message: redact(`${options.id}: cannot load the openai client: ${errorMessage(error)}`) };
+  const opened = await openGuardedCall<Loaded, ResponseStreamEvent>(options, "openai", load, signal, redact);
+  if ("failure" in opened) {
+    yield opened.failure;
     return;
   }
-  if (signal.aborted) {
-    yield abortedEvent();
-    return;
-  }
-
-  const guard = new GuardedStream<ResponseStreamEvent>(signal, {
-    connectMs: connectTimeoutMs(options),
-    idleMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-  });
+  const { loaded, guard } = opened;
   const calls = new FunctionCalls();
   /** Reasoning items whose text was streamed, and whether the next reasoning text starts a new paragraph. */
   const reasoning = new Set<string>();
