@@ -79,6 +79,16 @@ describe("pickers in sync", () => {
     expect(schemaProblems(pair.frames)).toEqual([]);
   });
 
+  it("refuses edit_approval_policy values that are only names on every object (toString, __proto__, constructor)", async () => {
+    const { pair, sessionId } = await open();
+    const set = (value: string) => pair.connection.agent.request(methods.agent.session.setConfigOption, { sessionId, configId: "edit_approval_policy", value });
+    for (const value of ["toString", "__proto__", "constructor", "hasOwnProperty"]) {
+      await expect(set(value), value).rejects.toMatchObject({ code: -32602 });
+      expect(pair.sessions.get(sessionId).session.approvals.mode, value).toBe("default");
+    }
+    expect(ofKind(pair, "current_mode_update")).toEqual([]);
+  });
+
   it("set_config_option(model) and legacy session/set_model are echoed as config_option_update", async () => {
     const { pair, sessionId } = await open();
     await pair.connection.agent.request("session/set_model", { sessionId, modelId: "custom:other-model" });
@@ -105,6 +115,17 @@ describe("tool calls", () => {
     const shown = (end?.content ?? []).map((block) => (block.type === "content" && block.content.type === "text" ? block.content.text : "")).join("\n");
     expect(shown).toContain("Found 2 matches; showing 2.");
     expect(schemaProblems(pair.frames)).toEqual([]);
+  });
+
+  it("survive arguments nested far deeper than any real call: the turn ends, the call is shown and closed", async () => {
+    const { pair, sessionId } = await open();
+    const depth = 100_000;
+    const deep = `{"command":"echo hi","x":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+    suite.llm.push({ tool_calls: [{ id: "n1", name: "terminal", arguments: deep }] }, { text: "done" });
+    expect((await prompt(pair, sessionId, "nest")).stopReason).toBe("end_turn");
+    expect(ofKind(pair, "tool_call").find((u) => u.toolCallId === "n1")).toMatchObject({ rawInput: { command: "echo hi" } });
+    expect(ofKind(pair, "tool_call_update").some((u) => u.toolCallId === "n1" && (u.status === "completed" || u.status === "failed"))).toBe(true);
+    expect(suite.llm.requests).toHaveLength(2);
   });
 
   it("offer a dangerous command's options with distinct kinds: allow_once first, allow_always only for 'always'", async () => {

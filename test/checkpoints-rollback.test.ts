@@ -109,6 +109,22 @@ describe("checkpoints and /rollback", () => {
     expect([read("a.txt"), read("b.txt"), read("c.txt")]).toEqual(["alpha 2\n", "beta\n", undefined]);
   });
 
+  it("restores nothing when files change while the confirmation is open, so no unseen file is deleted", async () => {
+    configure(true);
+    const pair = suite.connect({
+      onPermission: (request) => {
+        if (request.toolCall.title?.startsWith("/rollback")) writeFileSync(file("mine.txt"), "the user's own file\n");
+        return ALLOW;
+      },
+    });
+    await pair.initialize();
+    const { sessionId } = await pair.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
+    await twoTurns(pair, sessionId);
+    const reply = await say(pair, sessionId, "/rollback 2");
+    expect(reply).toBe("The files changed after the diff you confirmed, so nothing was restored. Run /rollback 2 again to see what it would change now.");
+    expect([read("a.txt"), read("b.txt"), read("c.txt"), read("mine.txt")]).toEqual(["alpha 2\n", "beta 2\n", "new file\n", "the user's own file\n"]);
+  });
+
   it("changes nothing when the user denies the rollback", async () => {
     configure(true);
     const { pair, sessionId } = await open(DENY);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { homePaths } from "../config/paths.js";
-import { redactSecrets } from "../config/redact.js";
+import { clearRegisteredSecrets, redactSecrets } from "../config/redact.js";
 import { ConfigSource } from "../runtime/config-source.js";
 import { HermesError } from "../shared/errors.js";
 import { authenticate, buildAuthMethods, clientSupportsTerminalAuth, ENV_METHOD_ID, TERMINAL_SETUP_METHOD_ID } from "./auth.js";
@@ -128,6 +128,52 @@ describe("authenticate", () => {
     expect(toRequestError(unknown).code).toBe(-32000);
     expect(unknown.message).toContain('"openrouter" or "hermes-env"');
     expect(toRequestError(failure(() => authenticate(42, config, paths))).code).toBe(-32000);
+  });
+});
+
+describe("authenticate with odd input", () => {
+  let root: string | undefined;
+  afterEach(() => {
+    if (root) rmSync(root, { recursive: true, force: true });
+    root = undefined;
+    clearRegisteredSecrets();
+  });
+
+  function home(): { config: ConfigSource; paths: ReturnType<typeof homePaths>; env: NodeJS.ProcessEnv } {
+    root = mkdtempSync(join(tmpdir(), "hermes-auth-"));
+    const paths = homePaths(root);
+    const env: NodeJS.ProcessEnv = { HERMES_HOME: root };
+    return { config: new ConfigSource(paths, env), paths, env };
+  }
+
+  function message(run: () => void): string {
+    try {
+      run();
+    } catch (error) {
+      return toRequestError(error).message;
+    }
+    throw new Error("authenticate succeeded");
+  }
+
+  it("never echoes a key the agent holds when a client sends it as the method id", () => {
+    const { config, paths } = home();
+    writeFileSync(paths.envFile, "OPENROUTER_API_KEY=or-dotenv-value-0123456789abcdef\nDATABASE_URL=postgres://app:dbpassword99@db/app\n");
+    authenticate(ENV_METHOD_ID, config, paths);
+    for (const id of ["or-dotenv-value-0123456789abcdef", " or-dotenv-value-0123456789abcdef ", "postgres://app:dbpassword99@db/app", "sk-ant-api03-unregistered-key-0123456789"]) {
+      const text = message(() => authenticate(id, config, paths));
+      expect(text, id).toContain("Unknown authentication method");
+      expect(text, id).not.toContain("or-dotenv-value-0123456789abcdef");
+      expect(text, id).not.toContain("dbpassword99");
+      expect(text, id).not.toContain("unregistered-key-0123456789");
+    }
+  });
+
+  it("reads a .env saved with a byte-order mark (Windows editors): its first variable counts", () => {
+    const { config, paths, env } = home();
+    writeFileSync(paths.envFile, "\uFEFFOPENROUTER_API_KEY=sk-or-bom-file-key-0123456789\r\nOTHER=1\r\n");
+    expect(() => authenticate(ENV_METHOD_ID, config, paths)).not.toThrow();
+    expect(env.OPENROUTER_API_KEY).toBe("sk-or-bom-file-key-0123456789");
+    expect(config.configuredProvider()).toBe("openrouter");
   });
 });
 

@@ -2,7 +2,7 @@ import type { AuthMethod, ClientCapabilities } from "@agentclientprotocol/sdk/un
 import { markDotenvCredentials } from "../config/agent-credentials.js";
 import { loadDotenv } from "../config/dotenv.js";
 import type { HomePaths } from "../config/paths.js";
-import { registerEnvSecrets } from "../config/redact.js";
+import { redactSecrets, registerEnvSecrets } from "../config/redact.js";
 import type { ConfigSource } from "../runtime/config-source.js";
 import { HermesError } from "../shared/errors.js";
 
@@ -81,7 +81,8 @@ export function buildAuthMethods(options: AuthMethodOptions): AuthMethod[] {
  * running the setup gets the same check). It reads `$HERMES_HOME/.env` again (new variables only,
  * never overriding the environment; their values registered for redaction), then succeeds once a
  * provider resolves. Throws HermesError `auth_required` (-32000) naming what to set and where when
- * none does, or naming the known ids for any other id. Fails closed: nothing is stored.
+ * none does, or naming the known ids for any other id (the id it got echoed with secrets masked).
+ * Fails closed: nothing is stored.
  */
 export function authenticate(methodId: unknown, config: ConfigSource, paths: HomePaths): void {
   const id = typeof methodId === "string" ? methodId.trim().toLowerCase() : "";
@@ -89,7 +90,9 @@ export function authenticate(methodId: unknown, config: ConfigSource, paths: Hom
   const known = new Set([ENV_METHOD_ID, TERMINAL_SETUP_METHOD_ID, ...(before ? [before.toLowerCase()] : [])]);
   if (!known.has(id)) {
     const ids = [...(before ? [before] : []), ENV_METHOD_ID];
-    const shown = typeof methodId === "string" ? JSON.stringify(methodId.length > 80 ? `${methodId.slice(0, 80)}…` : methodId) : typeof methodId;
+    // A client may send anything here, a pasted key too: it is masked before it is echoed.
+    const masked = typeof methodId === "string" ? redactSecrets(methodId) : "";
+    const shown = typeof methodId === "string" ? JSON.stringify(masked.length > 80 ? `${masked.slice(0, 80)}…` : masked) : typeof methodId;
     throw new HermesError("auth_required", `Unknown authentication method ${shown}; use ${ids.map((one) => `"${one}"`).join(" or ")}.`);
   }
   rereadDotenv(config.env, paths.envFile);
@@ -110,7 +113,7 @@ function rereadDotenv(env: NodeJS.ProcessEnv, envFile: string): void {
 function noProviderError(config: ConfigSource, paths: HomePaths): HermesError {
   const reason = config.authRequiredError();
   const data = { envFile: paths.envFile, configFile: paths.configFile, variables: ["OPENROUTER_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "NOUS_API_KEY"] };
-  if (!reason.message.startsWith("No model provider is configured")) return new HermesError("auth_required", reason.message, { ...reason.data, ...data });
+  if (!reason.message.startsWith("No model provider is configured")) return new HermesError("auth_required", redactSecrets(reason.message), { ...reason.data, ...data });
   return new HermesError(
     "auth_required",
     `No model provider is configured. Set OPENROUTER_API_KEY (or OPENAI_API_KEY, ANTHROPIC_API_KEY, NOUS_API_KEY, or another provider's key) ` +

@@ -117,7 +117,7 @@ export function validateConfigValue(session: AgentSession, catalog: readonly Cat
       return value;
     case EDIT_APPROVAL_POLICY_ID: {
       // Hermes' policy names, or the mode ids themselves; anything else is refused (Hermes falls back to ask)
-      const mode = EDIT_APPROVAL_POLICIES[value] ?? (isSessionMode(value) ? value : undefined);
+      const mode = Object.hasOwn(EDIT_APPROVAL_POLICIES, value) ? EDIT_APPROVAL_POLICIES[value] : isSessionMode(value) ? value : undefined;
       if (mode) return mode;
       throw invalid(`unknown edit approval policy "${value}"; expected one of ${[...Object.keys(EDIT_APPROVAL_POLICIES), ...SESSION_MODES.map((m) => m.id)].join(", ")}`);
     }

@@ -102,6 +102,11 @@ async function drain(live: LiveSession, hold: SessionHold, first: PendingPrompt,
       }
       if (hold.signal.aborted) break;
       next = live.dequeue();
+      // A prompt queued while the last updates were being written runs too: nothing else would run it.
+      if (!next) {
+        await live.updates.flushed();
+        next = hold.signal.aborted ? undefined : live.dequeue();
+      }
       if (next) live.updates.send({ sessionUpdate: "user_message_chunk", messageId: newId(), content: { type: "text", text: next.text } });
     }
     await live.updates.flushed();

@@ -5,6 +5,7 @@ import { ToolRegistry } from "../tools/registry.js";
 import { hermesAcpTools } from "../tools/toolsets.js";
 import { compactionUpdates, toSessionUpdates, wantsCompactionUpdates } from "./event-bridge.js";
 import { structuredFailure } from "./render/generic.js";
+import { clearRegisteredSecrets, redactRegisteredSecrets, registerSecret } from "../config/redact.js";
 import { abandonedToolUpdate, fenced, rawToolOutput, toolEndUpdate, toolProgressUpdate, toolStartUpdate } from "./tool-render.js";
 
 const TOOLS = new ToolRegistry(hermesAcpTools());
@@ -283,5 +284,45 @@ describe("compaction", () => {
     expect(line).toMatchObject({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Context compressed: 40 -> 12 messages, ~90,000 -> ~20,000 tokens\n\n" } });
     expect(compactionUpdates(completed("manual"), false)).toEqual([]);
     expect(compactionUpdates({ type: "compaction", compactionId: "k2", trigger: "auto", status: "failed", error: "boom" }, false)).toEqual([]);
+  });
+});
+
+describe("raw fields carry no secret the agent holds", () => {
+  const SECRET = "sk-or-v1-rawfield0123456789abcdef";
+  const escaped = SECRET.replace("r", "\\u0072");
+
+  it("masks a registered secret a JSON result spells with \\u escapes (the parsed rawOutput would decode it)", () => {
+    registerSecret(SECRET);
+    try {
+      const content = `{"token":"${escaped}","${escaped}":1,"nested":[{"v":"${escaped}"}]}`;
+      // The text form is not the secret, so redaction of the text left it alone.
+      expect(redactRegisteredSecrets(content)).toBe(content);
+      const raw = JSON.stringify(toolEndUpdate(end("mystery", { content })));
+      expect(raw).not.toContain(SECRET);
+      expect(JSON.stringify(rawToolOutput(content))).not.toContain(SECRET);
+    } finally {
+      clearRegisteredSecrets();
+    }
+  });
+
+  it("masks a registered secret in the arguments (rawInput, title and the start's text), as the result's text is", () => {
+    registerSecret(SECRET);
+    try {
+      const update = toolStartUpdate(start("terminal", { command: `curl -H "Authorization: Bearer ${SECRET}" https://x`, [SECRET]: [SECRET] }));
+      expect(JSON.stringify(update)).not.toContain(SECRET);
+      expect(update).toMatchObject({ rawInput: { command: 'curl -H "Authorization: Bearer sk-or-v1-***" https://x' } });
+    } finally {
+      clearRegisteredSecrets();
+    }
+  });
+
+  it("sends arguments nested deeper than any real call as a bounded value that serializes", () => {
+    const depth = 100_000;
+    const deep = `{"command":"ls","x":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+    const call = prepareToolCall({ id: "d1", type: "function", function: { name: "terminal", arguments: deep } }, TOOLS, { cwd: "/w" });
+    const update = toolStartUpdate(toolStartEvent(call));
+    expect(update).toMatchObject({ rawInput: { command: "ls" } });
+    expect(() => JSON.stringify(update)).not.toThrow();
+    expect(() => JSON.stringify(toolEndUpdate(toolEndEvent(call, { content: "done", isError: false })))).not.toThrow();
   });
 });

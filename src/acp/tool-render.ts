@@ -1,4 +1,5 @@
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk/unstable";
+import { redactRegisteredSecrets } from "../config/redact.js";
 import type { DetailedToolName, ToolProgressMap } from "../tools/details.js";
 import {
   browserBackRenderer,
@@ -107,22 +108,42 @@ const RAW_ITEMS = 50;
 const RAW_DEPTH = 6;
 /** A `rawOutput` whose JSON is longer than this is sent as the truncated text instead. */
 const RAW_JSON_LIMIT = 20_000;
+/** Nesting kept in `rawInput`: deeper values (no real call has them) are elided, so the update always serializes. */
+const RAW_INPUT_DEPTH = 64;
 
+/** What stands for a value below the kept depth. */
+const elided = (value: object): string => (Array.isArray(value) ? `[${value.length} items]` : "{…}");
+
+/** `value` cut like display text (`rawOutput`); every string and key with the agent's secrets masked. */
 function shrink(value: unknown, depth: number): unknown {
-  if (typeof value === "string") return truncate(value, DISPLAY_LIMIT);
+  if (typeof value === "string") return redactRegisteredSecrets(truncate(value, DISPLAY_LIMIT));
   if (!value || typeof value !== "object") return value;
-  if (depth >= RAW_DEPTH) return Array.isArray(value) ? `[${value.length} items]` : "{…}";
+  if (depth >= RAW_DEPTH) return elided(value);
   if (Array.isArray(value)) {
     const kept = value.slice(0, RAW_ITEMS).map((item: unknown) => shrink(item, depth + 1));
     return value.length > RAW_ITEMS ? [...kept, `... ${value.length - RAW_ITEMS} more items`] : kept;
   }
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, shrink(item, depth + 1)]));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [redactRegisteredSecrets(key), shrink(item, depth + 1)]));
+}
+
+/**
+ * The arguments as `rawInput`: whole, with every string and key masked like tool output (the
+ * agent's registered secrets: provider keys, `.env` values, credential URLs), nesting past
+ * `RAW_INPUT_DEPTH` elided. Pure; never throws.
+ */
+function rawToolInput(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return redactRegisteredSecrets(value);
+  if (!value || typeof value !== "object") return value;
+  if (depth >= RAW_INPUT_DEPTH) return elided(value);
+  if (Array.isArray(value)) return value.map((item: unknown) => rawToolInput(item, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [redactRegisteredSecrets(key), rawToolInput(item, depth + 1)]));
 }
 
 /**
  * A finished call's `rawOutput`: the result as the model got it (secrets already masked), the
  * parsed JSON when it is a JSON object or array (strings cut like display text, long arrays cut
- * with a note), else the text cut at the display limit. Pure; never throws.
+ * with a note, and masked again: parsing decodes `\u` escapes the text's masking could not see),
+ * else the text cut at the display limit. Pure; never throws.
  */
 export function rawToolOutput(content: string): unknown {
   const trimmed = content.trim();
@@ -143,18 +164,19 @@ export function rawToolOutput(content: string): unknown {
 /**
  * `tool_call` for a starting tool, with the raw arguments (`rawInput`) and the tool's name.
  * An edit that goes ahead without asking (`event.edits`, see `ToolStartBase`) shows its diff
- * here, as there is no approval card to show it. Pure; never throws (falls back to the bare
+ * here, as there is no approval card to show it. The arguments' strings (title, text, `rawInput`)
+ * have the agent's secrets masked like tool output. Pure; never throws (falls back to the bare
  * tool name).
  */
 export function toolStartUpdate(event: ToolStart): SessionUpdate {
   const base = {
     sessionUpdate: "tool_call" as const,
     toolCallId: event.callId,
-    title: event.title || event.name,
+    title: redactRegisteredSecrets(event.title || event.name),
     name: event.name,
     kind: event.kind,
     status: "in_progress" as const,
-    rawInput: event.args,
+    rawInput: rawToolInput(event.args),
     ...toolMeta(event.name),
   };
   try {
@@ -162,11 +184,17 @@ export function toolStartUpdate(event: ToolStart): SessionUpdate {
     return {
       ...base,
       locations: event.locations.map((location) => ({ ...location })),
-      content,
+      content: content.map(maskedContent),
     };
   } catch {
     return { ...base, title: event.name };
   }
+}
+
+/** A start's content block with the agent's secrets masked in its text (diffs are masked when previewed). */
+function maskedContent(block: ToolCallContent): ToolCallContent {
+  if (block.type !== "content" || block.content.type !== "text") return block;
+  return { ...block, content: { ...block.content, text: redactRegisteredSecrets(block.content.text) } };
 }
 
 /**

@@ -5,11 +5,12 @@ import { registerCredentialUrls, registerSecret } from "./redact.js";
 
 /**
  * Loads `KEY=VALUE` lines from `path` into `env` (Node's `.env` syntax: comments, quotes,
- * `export` prefixes). Variables already present in `env` are never overridden, even when empty.
- * Returns the keys it set (in no particular order). A missing file sets nothing and returns `[]`.
- * Every value in the file is registered for redaction whatever its key is called (values under
- * 8 characters excepted), also when the environment already had the key: the file holds the
- * user's credentials, and its values must not reach the model or the editor in any spelling.
+ * `export` prefixes; a leading byte-order mark ignored). Variables already present in `env` are
+ * never overridden, even when empty. Returns the keys it set (in no particular order). A missing
+ * file sets nothing and returns `[]`. Every value in the file is registered for redaction
+ * whatever its key is called (values under 8 characters excepted), also when the environment
+ * already had the key: the file holds the user's credentials, and its values must not reach the
+ * model or the editor in any spelling.
  * The passwords of credential URLs in values (`postgres://app:pw@db`) are registered as well.
  * Throws HermesError `config_invalid` when the file exists but cannot be read.
  */
@@ -21,7 +22,8 @@ export function loadDotenv(path: string, env: NodeJS.ProcessEnv = process.env): 
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw new HermesError("config_invalid", `Cannot read ${path}: ${(error as Error).message}`, { path });
   }
-  const parsed = parseEnv(content);
+  // A byte-order mark (Windows editors) would otherwise become part of the first variable's name.
+  const parsed = parseEnv(content.startsWith("\uFEFF") ? content.slice(1) : content);
   const set: string[] = [];
   for (const [key, value] of Object.entries(parsed)) {
     if (value === undefined) continue;

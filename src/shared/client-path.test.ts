@@ -15,7 +15,7 @@ describe("clientPath", () => {
 describe("isAbsoluteClientPath", () => {
   it("accepts drive letters and UNC paths on Windows, and only rooted paths elsewhere", () => {
     for (const value of ["C:\\proj", "d:/proj", "/C:/proj", "\\\\server\\share\\proj"]) expect(isAbsoluteClientPath(value, "win32")).toBe(true);
-    for (const value of ["proj", "C:proj", "\\proj", "/proj", ".\\proj"]) expect(isAbsoluteClientPath(value, "win32")).toBe(false);
+    for (const value of ["proj", "C:proj", "\\proj", "/proj", ".\\proj", "\\\\.\\pipe\\x", "\\\\.\\COM1", "\\\\?\\C:\\x"]) expect(isAbsoluteClientPath(value, "win32")).toBe(false);
     expect(isAbsoluteClientPath("/home/me", "linux")).toBe(true);
     expect(isAbsoluteClientPath("C:\\proj", "linux")).toBe(false);
     expect(isAbsoluteClientPath("home/me", "darwin")).toBe(false);

@@ -18,5 +18,7 @@ export function isAbsoluteClientPath(value: string, platform: NodeJS.Platform = 
   if (platform !== "win32") return path.posix.isAbsolute(value);
   const local = clientPath(value, platform);
   // `\foo` is relative to the current drive: not a folder an editor can mean
+  // device and verbatim namespaces (`\\.\pipe\x`, `\\?\C:\x`, `\\.\COM1`) are not folders an editor opens
+  if (/^\\\\[.?]\\/.test(local)) return false;
   return /^[A-Za-z]:\\/.test(local) || /^\\\\[^\\]+\\[^\\]+/.test(local);
 }

@@ -89,7 +89,7 @@ export function prepareToolCall(call: ToolCall, tools: ToolLookup, ctx: Describe
     json,
     validation,
     args: valid ? validation.args : undefined,
-    dedupKey: valid && json.ok ? `${name}\u0000${canonicalJson(json.value)}` : undefined,
+    dedupKey: valid && json.ok ? dedupKeyOf(name, json.value) : undefined,
     displayArgs: json.ok ? json.value : { raw: call.function.arguments },
     kind: tool?.kind ?? "other",
     title: description.title,
@@ -116,6 +116,15 @@ export function argumentsProblem(prepared: PreparedToolCall): string | undefined
   }
   if (validation && !validation.ok) return `${issuesText(name, validation.issues)}. The tool was not run; call it again with corrected arguments.`;
   return undefined;
+}
+
+/** `name` and the arguments as canonical JSON; undefined (no dedup) for arguments nested too deep to serialize. */
+function dedupKeyOf(name: string, value: unknown): string | undefined {
+  try {
+    return `${name}\u0000${canonicalJson(value)}`;
+  } catch {
+    return undefined;
+  }
 }
 
 function canonicalJson(value: unknown): string {

@@ -1,6 +1,6 @@
 import { diffLines } from "diff";
 import { join } from "node:path";
-import type { Checkpoint, RestoreChange } from "../../runtime/checkpoints/store.js";
+import { CheckpointChanged, type Checkpoint, type RestoreChange } from "../../runtime/checkpoints/store.js";
 import { newId } from "../../shared/ids.js";
 import type { FileEdit } from "../../tools/ports.js";
 import type { CommandContext, CommandResult, SlashCommand } from "./types.js";
@@ -72,7 +72,13 @@ async function rollbackTo(number: number, ctx: CommandContext): Promise<CommandR
   const edits: FileEdit[] = summary.map(({ change, before, after }) => ({ path: join(checkpoints.workspace, change.path), oldText: before, newText: after }));
   const allowed = await ctx.confirmEdits({ callId: `rollback-${newId()}`, toolName: "rollback", edits, label: `/rollback ${number}:` });
   if (!allowed) return { reply: `Rollback cancelled. No files were changed.` };
-  const done = await checkpoints.restore(checkpoint);
+  let done: Awaited<ReturnType<typeof checkpoints.restore>>;
+  try {
+    done = await checkpoints.restore(checkpoint, changes);
+  } catch (error) {
+    if (!(error instanceof CheckpointChanged)) throw error;
+    return { reply: `The files changed after the diff you confirmed, so nothing was restored. Run /rollback ${number} again to see what it would change now.` };
+  }
   const counts = new Map(summary.map((item) => [item.change.path, item.counts]));
   const lines = [`⏪ Restored the files to ${title}:`, ...done.changes.map((change) => summaryLine(change, counts.get(change.path)))];
   if (done.changes.length === 0) lines.push("  (nothing needed restoring)");

@@ -51,7 +51,40 @@ export const DEFAULT_EXCLUDES: readonly string[] = [
   ".env.*",
   ".env.local",
   ".env.*.local",
+  // credentials: a snapshot would keep them in clear under $HERMES_HOME (the names edit-policy.ts treats as sensitive)
+  ".env*",
+  "*.env",
+  ".ssh/",
+  ".aws/",
+  ".gnupg/",
+  ".kube/",
+  ".azure/",
+  ".gcloud/",
+  ".docker/config.json",
+  "id_rsa*",
+  "id_dsa*",
+  "id_ecdsa*",
+  "id_ed25519*",
+  "*.pem",
+  "*.key",
+  "*.p12",
+  "*.pfx",
+  ".netrc",
+  ".npmrc",
+  ".pypirc",
+  ".pgpass",
+  ".git-credentials",
+  ".gitconfig",
+  "auth.json",
+  ".anthropic_oauth.json",
   ".DS_Store",
   "Thumbs.db",
   "*.log",
 ];
+
+/**
+ * The store's `info/attributes` (the highest-precedence attributes): files are stored byte for
+ * byte, whatever the workspace's `.gitattributes` say (no end-of-line conversion, no filter, no
+ * `$Id$` expansion, no re-encoding), so a restore writes back exactly what was there.
+ */
+export const STORE_ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding\n";

@@ -89,9 +89,9 @@ export class SessionCheckpoints {
     return this.store.preview(this.workspace, checkpoint.hash);
   }
 
-  /** Restores `checkpoint` (after a pre-rollback snapshot); see CheckpointStore.restore. */
-  restore(checkpoint: Checkpoint): Promise<{ changes: RestoreChange[]; skipped: string[] }> {
-    return this.store.restore(this.workspace, checkpoint);
+  /** Restores `checkpoint` (after a pre-rollback snapshot), only if it changes exactly `expected`; see CheckpointStore.restore. */
+  restore(checkpoint: Checkpoint, expected?: readonly RestoreChange[]): Promise<{ changes: RestoreChange[]; skipped: string[] }> {
+    return this.store.restore(this.workspace, checkpoint, expected);
   }
 
   private tooBroad(): boolean {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -5,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { configSchema } from "../../config/schema.js";
 import { git } from "./git.js";
 import { SessionCheckpoints } from "./session-checkpoints.js";
-import { CheckpointStore } from "./store.js";
+import { CheckpointChanged, CheckpointStore } from "./store.js";
 
 const MB = 1024 * 1024;
 const LIMITS = { maxSnapshots: 20, maxTotalBytes: 500 * MB, maxFileBytes: 10 * MB };
@@ -147,6 +148,99 @@ describe("CheckpointStore", () => {
     await checkpoints.restore(workspace, first!);
     expect(readFileSync(join(outside, "f.txt"), "utf8")).toBe("changed outside\n");
     expect(read("a.txt")).toBe("alpha\n");
+  });
+});
+
+describe("CheckpointStore against a hostile workspace", () => {
+  it("never runs an embedded repository's configuration (fsmonitor) and keeps no gitlinks", async () => {
+    const checkpoints = store();
+    const ran = join(root, "ran");
+    execFileSync("git", ["init", "-q", join(workspace, "sub")]);
+    write("sub/f.txt", "inner\n");
+    execFileSync("git", ["-C", join(workspace, "sub"), "add", "f.txt"]);
+    execFileSync("git", ["-C", join(workspace, "sub"), "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "x"]);
+    execFileSync("git", ["-C", join(workspace, "sub"), "config", "core.fsmonitor", `touch ${ran}`]);
+    write("a.txt", "alpha\n");
+    await checkpoints.take(workspace, "one");
+    write("a.txt", "alpha 2\n");
+    await checkpoints.take(workspace, "two");
+    const [latest] = await checkpoints.list(workspace);
+    expect(existsSync(ran)).toBe(false);
+    expect(await filesOf(checkpoints, latest!.hash)).toEqual(["a.txt"]);
+  });
+
+  it("stores files byte for byte whatever the workspace's .gitattributes say", async () => {
+    const checkpoints = store();
+    write(".gitattributes", "*.txt text eol=lf\n*.id ident\n");
+    write("crlf.txt", "a\r\nb\r\n");
+    write("x.id", "$Id$\n");
+    await checkpoints.take(workspace, "one");
+    const [first] = await checkpoints.list(workspace);
+    write("crlf.txt", "changed\r\n");
+    write("x.id", "changed\n");
+    await checkpoints.restore(workspace, first!);
+    expect(read("crlf.txt")).toBe("a\r\nb\r\n");
+    expect(read("x.id")).toBe("$Id$\n");
+  });
+
+  it("keeps credential files out of snapshots", async () => {
+    const checkpoints = store();
+    for (const path of ["a.txt", "id_rsa", "id_ed25519.pub", ".ssh/config", ".aws/credentials", "server.pem", "tls.key", ".npmrc", ".netrc", ".envrc", "prod.env", ".git-credentials", ".pgpass"]) write(path, "x\n");
+    await checkpoints.take(workspace, "one");
+    const [first] = await checkpoints.list(workspace);
+    expect(await filesOf(checkpoints, first!.hash)).toEqual(["a.txt"]);
+  });
+
+  it("recovers from a git killed mid-snapshot (stale locks) and from a corrupt index", async () => {
+    const checkpoints = store();
+    write("a.txt", "alpha\n");
+    await checkpoints.take(workspace, "one");
+    const index = join(checkpoints.store, "indexes", CheckpointStore.workspaceHash(workspace));
+    writeFileSync(`${index}.lock`, "");
+    writeFileSync(join(checkpoints.store, "refs", "hermes", `${CheckpointStore.workspaceHash(workspace)}.lock`), "");
+    write("a.txt", "alpha 2\n");
+    expect(await checkpoints.take(workspace, "two")).toBe("taken");
+    writeFileSync(index, "garbage");
+    write("a.txt", "alpha 3\n");
+    expect(await checkpoints.take(workspace, "three")).toBe("taken");
+    expect((await checkpoints.list(workspace)).map((checkpoint) => checkpoint.reason)).toEqual(["three", "two", "one"]);
+  });
+
+  it("never overwrites a file it could not snapshot first (grown over the size limit)", async () => {
+    const checkpoints = store({ ...LIMITS, maxFileBytes: 100 });
+    write("a.txt", "small\n");
+    await checkpoints.take(workspace, "one");
+    const [first] = await checkpoints.list(workspace);
+    write("a.txt", "x".repeat(500));
+    expect(await checkpoints.preview(workspace, first!.hash)).toEqual([]);
+    const done = await checkpoints.restore(workspace, first!, []);
+    expect(done.changes).toEqual([]);
+    expect(done.skipped).toEqual([expect.stringMatching(/^a\.txt \(/)]);
+    expect(read("a.txt")).toBe("x".repeat(500));
+  });
+
+  it("restores nothing when the files changed after the preview the user confirmed", async () => {
+    const checkpoints = store();
+    write("a.txt", "alpha\n");
+    await checkpoints.take(workspace, "one");
+    const [first] = await checkpoints.list(workspace);
+    write("a.txt", "alpha 2\n");
+    const preview = await checkpoints.preview(workspace, first!.hash);
+    write("mine.txt", "the user's new file\n");
+    await expect(checkpoints.restore(workspace, first!, preview)).rejects.toBeInstanceOf(CheckpointChanged);
+    expect(read("mine.txt")).toBe("the user's new file\n");
+    expect(read("a.txt")).toBe("alpha 2\n");
+  });
+
+  it("shows a symlink's target in the preview, never what it points to", async () => {
+    const checkpoints = store();
+    write("a.txt", "alpha\n");
+    await checkpoints.take(workspace, "one");
+    const [first] = await checkpoints.list(workspace);
+    unlinkSync(join(workspace, "a.txt"));
+    symlinkSync("/dev/zero", join(workspace, "a.txt"));
+    const [change] = await checkpoints.preview(workspace, first!.hash);
+    expect(change!.current!.toString()).toBe("/dev/zero");
   });
 });
 

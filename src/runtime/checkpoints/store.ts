@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { copyFile, lstat, mkdir, rename, rm, writeFile, readFile } from "node:fs/promises";
+import { copyFile, lstat, mkdir, readlink, rename, rm, stat, writeFile, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { holdFlock } from "../../shared/flock.js";
-import { DEFAULT_EXCLUDES } from "./excludes.js";
-import { git, gitRaw, nulList, type GitCall } from "./git.js";
+import { DEFAULT_EXCLUDES, STORE_ATTRIBUTES } from "./excludes.js";
+import { git, GitError, GIT_TIMEOUT_MS, gitRaw, nulList, type GitCall } from "./git.js";
 import { pruneHistory } from "./prune.js";
 import { applyRestore } from "./restore.js";
 import type { Checkpoint, CheckpointLimits, RestoreChange } from "./types.js";
@@ -14,11 +14,20 @@ export type { Checkpoint, CheckpointLimits, RestoreChange, RestoreKind } from ".
 /** Snapshotting was skipped, not failed: the workspace is too broad or too big. */
 export class CheckpointSkipped extends Error {}
 
+/** A restore found other changes than the preview the user confirmed: nothing was restored. */
+export class CheckpointChanged extends Error {
+  constructor() {
+    super("the files changed after the preview you confirmed, so nothing was restored");
+  }
+}
+
 /** Larger workspaces are never snapshotted (Hermes' `_MAX_FILES`). */
 const MAX_FILES = 50_000;
 /** How long a take waits for another program's store lock (Hermes' `STORE_LOCK_TAKE_TIMEOUT_SECONDS`). */
 const LOCK_WAIT_MS = 5_000;
 const REFS_PREFIX = "refs/hermes";
+/** A git lock file this old is stale even where no flock guards the store (every git call is stopped by GIT_TIMEOUT_MS). */
+const STALE_LOCK_MS = 2 * GIT_TIMEOUT_MS;
 
 /** Serialises this process's operations per store (the flock covers other processes). */
 const localLocks = new Map<string, Promise<unknown>>();
@@ -46,7 +55,9 @@ export async function writeAtomic(path: string, content: string | Buffer): Promi
  * Every operation holds the store lock (Hermes' `$HERMES_HOME/.checkpoints.lock` flock, and an
  * in-process queue) and rejects on failure (git missing, a read-only or full disk, the lock
  * held past 5 s); `take` rejects with CheckpointSkipped for a workspace it will not snapshot.
- * Symlinks are stored as links, never followed.
+ * Symlinks are stored as links, never followed; files are stored byte for byte (`STORE_ATTRIBUTES`);
+ * embedded repositories are left out (git would run their configuration); credential files are
+ * excluded. A lock file left by a killed git, or a corrupt index, is cleared on the next take.
  */
 export class CheckpointStore {
   readonly store: string;
@@ -71,7 +82,7 @@ export class CheckpointStore {
    * Then applies the count and size limits.
    */
   take(workspace: string, reason: string, signal?: AbortSignal): Promise<"taken" | "unchanged"> {
-    return this.locked(() => this.takeUnlocked(workspace, reason, true, signal));
+    return this.locked((exclusive) => this.takeUnlocked(workspace, reason, true, exclusive, signal));
   }
 
   /** The workspace's snapshots, newest first (at most `maxSnapshots`); empty when it has none. */
@@ -93,21 +104,22 @@ export class CheckpointStore {
 
   /**
    * What restoring `hash` would do to the workspace now, in path order, with both contents
-   * (null where the file is absent). Files a snapshot never holds (excluded, over the size limit)
-   * are not part of it.
+   * (null where the file is absent; a symlink's content is its target, never followed). Files a
+   * snapshot never holds (excluded, over the size limit) are not part of it, nor are files the
+   * restore would leave alone because the current ones cannot be snapshotted first.
    */
   preview(workspace: string, hash: string): Promise<Array<RestoreChange & { current: Buffer | null; restored: Buffer | null }>> {
     return this.locked(async () => {
       const call = await this.scratchIndex(workspace);
       try {
-        await this.stage(workspace, call);
-        const changes = await this.changesSince(hash, call);
+        await this.stageRepairing(workspace, call, await this.tipOf(this.refOf(workspace)));
+        const { changes } = await this.splitUnsnapshotted(workspace, await this.changesSince(hash, call));
         const blobs = await this.treeEntries(hash);
         return Promise.all(
           changes.map(async (change) => {
             const entry = blobs.get(change.path);
             const restored = change.kind === "deleted" || !entry ? null : (await gitRaw(["cat-file", "blob", entry.sha], { store: this.store })).stdout;
-            const current = change.kind === "created" ? null : await readFile(join(workspace, change.path)).catch(() => null);
+            const current = change.kind === "created" ? null : await currentContent(join(workspace, change.path));
             return { ...change, current, restored };
           }),
         );
@@ -121,17 +133,21 @@ export class CheckpointStore {
    * Brings the workspace back to `hash`: first a "pre-rollback" snapshot of the current state
    * (so a rollback can be rolled back), then every file that differs is rewritten (through a
    * temporary file and a rename), recreated or deleted. A path that goes through a symlink inside
-   * the workspace is left alone and reported as skipped. Resolves with what was done.
+   * the workspace is left alone and reported as skipped, and so is a file the pre-rollback snapshot
+   * could not hold (over the size limit, excluded) that the checkpoint would overwrite. With
+   * `expected` (the preview the user confirmed), rejects with CheckpointChanged, restoring
+   * nothing, when what it would change is not exactly that. Resolves with what was done.
    */
-  restore(workspace: string, checkpoint: Checkpoint): Promise<{ changes: RestoreChange[]; skipped: string[] }> {
-    return this.locked(async () => {
-      await this.takeUnlocked(workspace, `pre-rollback snapshot (restoring to ${checkpoint.short})`, false);
+  restore(workspace: string, checkpoint: Checkpoint, expected?: readonly RestoreChange[]): Promise<{ changes: RestoreChange[]; skipped: string[] }> {
+    return this.locked(async (exclusive) => {
+      await this.takeUnlocked(workspace, `pre-rollback snapshot (restoring to ${checkpoint.short})`, false, exclusive);
       const call = this.workspaceCall(workspace);
-      const changes = await this.changesSince(checkpoint.hash, call);
+      const { changes, held } = await this.splitUnsnapshotted(workspace, await this.changesSince(checkpoint.hash, call));
+      if (expected && !sameChanges(changes, expected)) throw new CheckpointChanged();
       const entries = await this.treeEntries(checkpoint.hash);
       const result = await applyRestore(workspace, changes, entries, (sha) => gitRaw(["cat-file", "blob", sha], { store: this.store }).then((out) => out.stdout));
       await pruneHistory(this.store, this.refOf(workspace), REFS_PREFIX, this.limits);
-      return result;
+      return { changes: result.changes, skipped: [...held.map((path) => `${path} (the current file could not be snapshotted first: over the size limit or excluded)`), ...result.skipped] };
     });
   }
 
@@ -143,14 +159,16 @@ export class CheckpointStore {
     return { store: this.store, workTree: workspace, index: join(this.store, "indexes", CheckpointStore.workspaceHash(workspace)), ...(signal ? { signal } : {}) };
   }
 
-  private async takeUnlocked(workspace: string, reason: string, prune: boolean, signal?: AbortSignal): Promise<"taken" | "unchanged"> {
+  private async takeUnlocked(workspace: string, reason: string, prune: boolean, exclusive: boolean, signal?: AbortSignal): Promise<"taken" | "unchanged"> {
     await this.init();
     await this.touchProject(workspace);
     const ref = this.refOf(workspace);
     const call = this.workspaceCall(workspace, signal);
+    await clearStaleLock(`${call.index!}.lock`, exclusive);
+    await clearStaleLock(join(this.store, `${ref}.lock`), exclusive);
     const tip = await this.tipOf(ref);
     if (!existsSync(call.index!) && tip) await git(["read-tree", tip], call);
-    await this.stage(workspace, call);
+    await this.stageRepairing(workspace, call, tip);
     if (tip) {
       const same = await gitRaw(["diff-index", "--cached", "--quiet", tip, "--"], { ...call, allow: [1] });
       if (same.code === 0) return "unchanged";
@@ -164,15 +182,35 @@ export class CheckpointStore {
     return "taken";
   }
 
+  /** `stage`, and when the index is unreadable (a git killed while writing it), the index rebuilt from `tip` and staged again. */
+  private async stageRepairing(workspace: string, call: GitCall, tip: string | undefined): Promise<void> {
+    try {
+      await this.stage(workspace, call);
+    } catch (error) {
+      if (!(error instanceof GitError) || !/\bindex\b/i.test(error.stderr)) throw error;
+      await rm(call.index!, { force: true });
+      if (tip) await git(["read-tree", tip], call);
+      await this.stage(workspace, call);
+    }
+  }
+
   /**
    * Brings `call.index` to the workspace as it is: every change git's exclusion rules (the
    * workspace's `.gitignore` files and the store's `info/exclude`) let through, files over the
-   * size limit left out (and dropped when an older version was held).
+   * size limit left out (and dropped when an older version was held). Held files that are
+   * excluded now, and embedded repositories (gitlinks: a gitlink in the index makes `git add`
+   * run `git status` inside that repository, under its own configuration), are dropped and never added.
    */
   private async stage(workspace: string, call: GitCall): Promise<void> {
+    const dropped = nulList((await gitRaw(["ls-files", "-z", "--cached", "--ignored", "--exclude-standard"], call)).stdout);
+    for (const line of nulList((await gitRaw(["ls-files", "-z", "--stage"], call)).stdout)) {
+      if (line.startsWith("160000 ")) dropped.push(line.slice(line.indexOf("\t") + 1));
+    }
+    if (dropped.length > 0) await gitRaw(["update-index", "--force-remove", "-z", "--stdin"], { ...call, input: dropped.map((path) => `${path}\0`).join("") });
     const candidates = nulList((await gitRaw(["ls-files", "-z", "--others", "--modified", "--exclude-standard"], call)).stdout);
     if (candidates.length > MAX_FILES) throw new CheckpointSkipped(`${workspace} has more than ${MAX_FILES} files`);
     if (candidates.length === 0) return;
+    const left: string[] = candidates.filter((path) => path.endsWith("/")).map((path) => path.slice(0, -1));
     const oversize: string[] = [];
     if (this.limits.maxFileBytes > 0) {
       for (const path of new Set(candidates)) {
@@ -181,7 +219,7 @@ export class CheckpointStore {
       }
     }
     if (oversize.length > 0) await gitRaw(["update-index", "--force-remove", "-z", "--stdin"], { ...call, input: oversize.map((path) => `${path}\0`).join("") });
-    const pathspecs = [".", ...oversize.map((path) => `:(exclude,literal)${path}`)];
+    const pathspecs = [".", ...[...oversize, ...left].map((path) => `:(exclude,literal)${path}`)];
     await gitRaw(["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { ...call, input: pathspecs.map((spec) => `${spec}\0`).join("") });
   }
 
@@ -195,6 +233,22 @@ export class CheckpointStore {
       changes.push({ path, kind: status === "A" ? "deleted" : status === "D" ? "created" : "restored" });
     }
     return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /**
+   * `changes` split into what a restore may do and `held`: files it would recreate ("created":
+   * absent from the current snapshot) while a file is there now, one the current snapshot could
+   * not hold (over the size limit, excluded), so overwriting it would lose it for good.
+   */
+  private async splitUnsnapshotted(workspace: string, changes: readonly RestoreChange[]): Promise<{ changes: RestoreChange[]; held: string[] }> {
+    const kept: RestoreChange[] = [];
+    const held: string[] = [];
+    for (const change of changes) {
+      const stats = change.kind === "created" ? await lstat(join(workspace, change.path)).catch(() => undefined) : undefined;
+      if (stats && !stats.isDirectory()) held.push(change.path);
+      else kept.push(change);
+    }
+    return { changes: kept, held };
   }
 
   /** The snapshot's files: path → mode and blob id (submodule links left out). */
@@ -226,9 +280,25 @@ export class CheckpointStore {
     return out.code === 0 ? out.stdout.toString("utf8").trim() || undefined : undefined;
   }
 
-  /** Creates the store on first use: a bare repository with its own identity, no signing, no automatic gc, Hermes' excludes. */
+  /**
+   * Creates the store on first use: a bare repository with its own identity, no signing, no
+   * automatic gc; and keeps its `info/exclude` (Hermes' excludes and credential files) and
+   * `info/attributes` (byte-for-byte storage) current, also in a store an older version made.
+   */
   private async init(): Promise<void> {
-    if (existsSync(join(this.store, "HEAD"))) return;
+    if (!existsSync(join(this.store, "HEAD"))) await this.create();
+    for (const [name, content] of [
+      ["exclude", `${DEFAULT_EXCLUDES.join("\n")}\n`],
+      ["attributes", STORE_ATTRIBUTES],
+    ] as const) {
+      const path = join(this.store, "info", name);
+      if ((await readFile(path, "utf8").catch(() => undefined)) === content) continue;
+      await mkdir(dirname(path), { recursive: true });
+      await writeAtomic(path, content);
+    }
+  }
+
+  private async create(): Promise<void> {
     await mkdir(this.store, { recursive: true });
     await git(["init", "--bare", "--quiet", this.store], { store: this.store });
     const call = { store: this.store };
@@ -244,8 +314,6 @@ export class CheckpointStore {
     }
     await mkdir(join(this.store, "indexes"), { recursive: true });
     await mkdir(join(this.store, "projects"), { recursive: true });
-    await mkdir(join(this.store, "info"), { recursive: true });
-    await writeAtomic(join(this.store, "info", "exclude"), `${DEFAULT_EXCLUDES.join("\n")}\n`);
   }
 
   /** Records the workspace in `projects/<hash16>.json` (Hermes' metadata), keeping `created_at`. */
@@ -263,14 +331,17 @@ export class CheckpointStore {
     await writeAtomic(path, JSON.stringify({ workdir: workspace, created_at: created, last_touch: now }));
   }
 
-  /** Runs `work` holding this process's queue for the store and the cross-process flock. */
-  private locked<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` holding this process's queue for the store and the cross-process flock;
+   * `exclusive` tells it whether the flock was held (no other program's git can be running).
+   */
+  private locked<T>(work: (exclusive: boolean) => Promise<T>): Promise<T> {
     const previous = localLocks.get(this.lockPath) ?? Promise.resolve();
     const run = async (): Promise<T> => {
       await mkdir(dirname(this.lockPath), { recursive: true });
       const release = await holdFlock(this.lockPath, LOCK_WAIT_MS);
       try {
-        return await work();
+        return await work(release !== undefined);
       } finally {
         release?.();
       }
@@ -282,4 +353,26 @@ export class CheckpointStore {
     );
     return next;
   }
+}
+
+/** Removes the git lock file at `path` when it is stale: always while the store's flock is held, else once it is older than STALE_LOCK_MS. */
+async function clearStaleLock(path: string, exclusive: boolean): Promise<void> {
+  const stats = await stat(path).catch(() => undefined);
+  if (!stats) return;
+  if (exclusive || Date.now() - stats.mtimeMs > STALE_LOCK_MS) await rm(path, { force: true });
+}
+
+/** A workspace file's content for a preview: a symlink's target (as git stores it, never followed), a regular file's bytes, else null. */
+async function currentContent(path: string): Promise<Buffer | null> {
+  const stats = await lstat(path).catch(() => undefined);
+  if (stats?.isSymbolicLink()) return Buffer.from(await readlink(path));
+  if (stats?.isFile()) return readFile(path).catch(() => null);
+  return null;
+}
+
+/** Whether two change lists name the same paths with the same kinds (in any order). */
+function sameChanges(a: readonly RestoreChange[], b: readonly RestoreChange[]): boolean {
+  const key = (change: RestoreChange): string => `${change.kind}\0${change.path}`;
+  const left = new Set(a.map(key));
+  return a.length === b.length && left.size === new Set(b.map(key)).size && b.every((change) => left.has(key(change)));
 }

@@ -55,6 +55,30 @@ describe("PowerShell commands", () => {
     expect(args[6]).not.toContain("WriteAllText");
   });
 
+  it("keeps hostile session ids and paths inside their literals, typographic quotes included (PowerShell closes a literal on any of them)", () => {
+    /** PowerShell's verbatim string rules: opened and closed by any single-quote character, a doubled one stands for one. */
+    const QUOTES = "'\u2018\u2019\u201a\u201b";
+    const readLiteral = (script: string, from: number): { value: string; end: number } => {
+      expect(QUOTES).toContain(script[from]);
+      let value = "";
+      for (let i = from + 1; i < script.length; i++) {
+        if (!QUOTES.includes(script[i]!)) value += script[i];
+        else if (QUOTES.includes(script[i + 1] ?? "")) value += script[++i];
+        else return { value, end: i + 1 };
+      }
+      throw new Error("unterminated literal");
+    };
+    for (const hostile of ["O\u2019Brien'; Remove-Item -Recurse C:\\; '", "\u2018\u201a\u201b'\n$(calc)\r\n`\"", "x\u2019\u2019; calc"]) {
+      const script = powerShellScript({ restoreFrom: "", cwdOut: `C:\\Users\\${hostile}\\cwd`, envOut: "" }, hostile, "dir");
+      const id = readLiteral(script, script.indexOf("$env:HERMES_SESSION_ID = ") + "$env:HERMES_SESSION_ID = ".length);
+      expect(id.value).toBe(hostile);
+      expect(script.slice(id.end, id.end + 2)).toBe("; ");
+      const cwd = readLiteral(script, script.indexOf("WriteAllText(") + "WriteAllText(".length);
+      expect(cwd.value).toBe(`C:\\Users\\${hostile}\\cwd`);
+      expect(script.slice(cwd.end, cwd.end + 2)).toBe(", ");
+    }
+  });
+
   it("uses the bash wrapper for bash", () => {
     expect(shellArgs({ kind: "bash", file: "bash", label: "bash" }, { restoreFrom: "", cwdOut: "/t/cwd", envOut: "/t/env" }, "s", "ls")[0]).toBe("--noprofile");
   });

@@ -78,9 +78,13 @@ export function chooseShell(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = 
   return legacy ? { kind: "powershell", file: legacy, label: "Windows PowerShell" } : undefined;
 }
 
-/** A PowerShell single-quoted string literal of `text`. */
+/**
+ * A PowerShell single-quoted string literal of `text`. PowerShell opens and closes such a literal
+ * with any single-quote character (`'` and the typographic ‘ ’ ‚ ‛, as in a user name like O’Brien
+ * in the temp path), so each of them is doubled.
+ */
 function psQuote(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
+  return `'${text.replace(/['\u2018\u2019\u201a\u201b]/g, "$&$&")}'`;
 }
 
 /**
