@@ -4,7 +4,7 @@
  * All timestamps in the bench are `performance.now()` of this process, the same clock the fake
  * server stamps its requests with.
  */
-import { methods, type PromptResponse, type SessionNotification } from "@agentclientprotocol/sdk/unstable";
+import { methods, type ClientCapabilities, type PromptResponse, type SessionNotification } from "@agentclientprotocol/sdk/unstable";
 import { spawnAgent, type AgentProcess } from "../test/support/acp-client.js";
 import { startFakeLlm, type FakeLlm } from "../test/support/fake-llm.js";
 import { createTempHome, type TempHome } from "../test/support/temp-home.js";
@@ -21,15 +21,26 @@ export interface BenchAgent {
 
 /**
  * Runs `body` against a freshly spawned, initialized agent, then closes the agent and the fake
- * server and removes the temp home, whether `body` succeeded or not.
+ * server and removes the temp home, whether `body` succeeded or not. `config` replaces the temp
+ * home's config.yaml before the spawn; `clientCapabilities` are what the client advertises.
  */
 export async function withBenchAgent<T>(
   body: (bench: BenchAgent) => Promise<T>,
-  options: { onUpdate?: (notification: SessionNotification) => void } = {},
+  options: {
+    onUpdate?: (notification: SessionNotification) => void;
+    /** config.yaml for the fake server's base URL (default: just the model). */
+    config?: (baseUrl: string) => string;
+    clientCapabilities?: ClientCapabilities;
+  } = {},
 ): Promise<T> {
   const llm = await startFakeLlm();
   const home = createTempHome({ baseUrl: llm.baseUrl });
-  const agent = spawnAgent({ env: home.env(), ...(options.onUpdate ? { onUpdate: options.onUpdate } : {}) });
+  if (options.config) home.writeConfig(options.config(llm.baseUrl));
+  const agent = spawnAgent({
+    env: home.env(),
+    ...(options.onUpdate ? { onUpdate: options.onUpdate } : {}),
+    ...(options.clientCapabilities ? { clientCapabilities: options.clientCapabilities } : {}),
+  });
   const bench: BenchAgent = {
     llm,
     home,

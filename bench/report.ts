@@ -13,7 +13,7 @@ export interface Row {
   what: string;
   /** The measured figure; absent when not measured. */
   value?: number;
-  unit: "ms" | "x" | "MB" | "chunks/s";
+  unit: "ms" | "x" | "MB" | "chunks/s" | "chars";
   budget?: Budget;
   status: Status;
   /** Supporting figures (min, sample count, parts of a difference), or the error message. */
@@ -50,6 +50,8 @@ export function formatValue(value: number, unit: Row["unit"]): string {
       return `${value.toFixed(1)} MB`;
     case "chunks/s":
       return `${Math.round(value).toLocaleString("en-US")}/s`;
+    case "chars":
+      return `${Math.round(value).toLocaleString("en-US")} chars`;
   }
 }
 

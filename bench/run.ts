@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: measures the DESIGN §7 performance budgets against the built binary
  * (dist/hermes.js) and the fake model server on loopback, and prints each figure, its budget and
- * ok/OVER. Budgets are checked here, never by timed tests.
+ * ok/OVER. Budgets are checked here, never by timed tests. Issue 17 added the cold first answer,
+ * the request size with the full toolset, the first prompt's extra overhead and session_search
+ * with a Python Hermes database attached (their budgets are marked in BUDGETS).
  *
  *   npm run bench                   15 start-up runs per command (30 sessions, 20 prompts, 5 streams)
  *   npm run bench -- --runs 5       a quick run; the other sample counts scale with --runs
@@ -12,15 +14,17 @@
  */
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
+import { measureColdAnswer } from "./cold-answer.js";
 import { measureHeavyPrompt } from "./prompt-heavy.js";
 import { measurePeakRss, measurePromptOverhead } from "./prompt.js";
 import { failed, formatTable, formatValue, measured, type Budget, type Report, type Row } from "./report.js";
+import { estimatedTokens, measureRequestSize } from "./request-size.js";
 import { measureSessionLoad } from "./session-load.js";
 import { measureSandboxCost } from "./sandbox.js";
 import { measureSessionNew } from "./session.js";
 import { median, summarize } from "./stats.js";
 import { measureStartup } from "./startup.js";
-import { measureSessionSearch, measureStoreLoad } from "./store.js";
+import { measureAttachedSearch, measureSessionSearch, measureStoreLoad } from "./store.js";
 import { measureStreaming } from "./streaming.js";
 
 const STREAM_CHUNKS = 20_000;
@@ -34,6 +38,15 @@ const BUDGETS = {
   sessionSearch: { op: "<=", limit: 50 },
   streaming: { op: ">=", limit: 20_000 },
   sandboxCost: { op: "<=", limit: 10 },
+  // Issue 17 (DESIGN §7 lists the same figures; these rows are new with it):
+  /** Cold first answer ÷ (bare-Node initialize floor + the scripted model's own time). */
+  coldAnswerRatio: { op: "<=", limit: 1.3 },
+  /** System prompt + tool schemas with the full hermes-acp toolset, in characters. */
+  requestSize: { op: "<=", limit: 32_000 },
+  /** The first prompt's adapter overhead minus the later prompts' median, in ms. */
+  firstPromptExtra: { op: "<=", limit: 15 },
+  /** session_search with a Python Hermes state.db attached (1,000,000 messages across both), as the existing search row. */
+  sessionSearchAttached: { op: "<=", limit: 50 },
 } satisfies Record<string, Budget>;
 
 interface Options {
@@ -88,6 +101,41 @@ async function startupRows(runs: number): Promise<Row[]> {
   ];
 }
 
+async function coldAnswerRows(runs: number): Promise<Row[]> {
+  const { bare, cold } = await measureColdAnswer(runs);
+  const total = summarize(cold.map((sample) => sample.totalMs));
+  const floor = median(bare);
+  const model = median(cold.map((sample) => sample.modelMs));
+  const part = (pick: (sample: (typeof cold)[number]) => number): string => ms(median(cold.map(pick)));
+  const detail =
+    `median of ${total.count}; min ${ms(total.min)}, max ${ms(total.max)}; every toolset available; ` +
+    `parts (medians): initialize ${part((s) => s.initializeMs)}, session/new ${part((s) => s.sessionNewMs)}, prompt → first chunk ${part((s) => s.promptMs)}`;
+  return [
+    measured("cold-answer", "cold first answer: spawn → initialize → session/new → first chunk", total.median, "ms", detail),
+    measured(
+      "cold-answer-ratio",
+      "cold first answer / (bare initialize + model time)",
+      total.median / (floor + model),
+      "x",
+      `bare initialize median ${ms(floor)} (${bare.length} interleaved runs) + scripted model median ${ms(model)} = ${ms(floor + model)}`,
+      BUDGETS.coldAnswerRatio,
+    ),
+  ];
+}
+
+async function requestSizeRows(): Promise<Row[]> {
+  const size = await measureRequestSize();
+  const total = size.systemChars + size.toolsChars;
+  const perToolset = size.perToolset
+    .map((entry) => `${entry.toolset.padEnd(15)} ${String(entry.tools).padStart(2)} tools ${entry.chars.toLocaleString("en-US").padStart(7)} chars  ≈${estimatedTokens(entry.chars).toLocaleString("en-US")} tokens`)
+    .join("\n");
+  const detail =
+    `≈${estimatedTokens(total).toLocaleString("en-US")} tokens (chars / 4); system prompt ${size.systemChars.toLocaleString("en-US")} chars ` +
+    `(≈${estimatedTokens(size.systemChars).toLocaleString("en-US")} tokens, no project context, memory or skills), ` +
+    `${size.toolCount} tool schemas ${size.toolsChars.toLocaleString("en-US")} chars as chat completions sends them\n${perToolset}`;
+  return [measured("request-size", "request size, full toolset (system prompt + tool schemas)", total, "chars", detail, BUDGETS.requestSize)];
+}
+
 async function sessionNewRows(runs: number): Promise<Row[]> {
   const { firstMs, samples } = await measureSessionNew(runs * 2);
   const s = summarize(samples);
@@ -103,7 +151,17 @@ async function promptRows(runs: number): Promise<Row[]> {
     `round trip median ${ms(median(samples.map((sample) => sample.roundTripMs)))}, ` +
     `model median ${ms(median(samples.map((sample) => sample.modelMs)))}; ` +
     `first prompt of the session: overhead ${ms(first.overheadMs)} (round trip ${ms(first.roundTripMs)})`;
-  return [measured("prompt-overhead", "prompt adapter overhead (round trip − model)", overhead.median, "ms", detail, BUDGETS.promptOverhead)];
+  return [
+    measured("prompt-overhead", "prompt adapter overhead (round trip − model)", overhead.median, "ms", detail, BUDGETS.promptOverhead),
+    measured(
+      "prompt-first-extra",
+      "first prompt's overhead − later prompts' (median)",
+      first.overheadMs - overhead.median,
+      "ms",
+      `first prompt overhead ${ms(first.overheadMs)}, later median ${ms(overhead.median)} (one session; the first pays first-use loading)`,
+      BUDGETS.firstPromptExtra,
+    ),
+  ];
 }
 
 async function heavyPromptRows(runs: number): Promise<Row[]> {
@@ -152,6 +210,19 @@ async function sessionSearchRows(runs: number, progress: (what: string) => void)
   return [measured("session-search", "session_search over 1,000,000 messages", s.median, "ms", detail, BUDGETS.sessionSearch)];
 }
 
+async function attachedSearchRows(runs: number, progress: (what: string) => void): Promise<Row[]> {
+  const result = await measureAttachedSearch(Math.max(3, Math.ceil(runs / 3)), progress);
+  const s = summarize(result.timings.map((timing) => timing.ms));
+  const each = `${result.messagesEach.toLocaleString("en-US")} messages in ${result.sessionsEach.toLocaleString("en-US")} sessions`;
+  const corpus =
+    `Python Hermes' state.db ${each} (${result.fileMb.hermes.toFixed(0)} MB, ${result.hermesStatus}) + hermes-acp's state-acp.db ${each} ` +
+    `(${result.fileMb.own.toFixed(0)} MB)` +
+    (result.generated ? `, generated in ${(result.generationMs / 1000).toFixed(0)} s` : ", cached in .bench/");
+  const perQuery = result.timings.map((t) => `${ms(t.ms).padStart(9)}  ${t.hits} hits (${t.fromHermes} Hermes')  ${t.label}`).join("\n");
+  const detail = `median over ${s.count} queries through the session_search port; min ${ms(s.min)}, max ${ms(s.max)}; ${corpus}\n${perQuery}`;
+  return [measured("session-search-attached", "session_search, Python Hermes db attached (1M messages across both)", s.median, "ms", detail, BUDGETS.sessionSearchAttached)];
+}
+
 async function streamingRows(runs: number): Promise<Row[]> {
   const results = await measureStreaming(STREAM_CHUNKS, Math.ceil(runs / 3));
   const rate = median(results.map((result) => result.perSecond));
@@ -183,6 +254,10 @@ async function main(): Promise<number> {
   };
   progress("start-up");
   await section(rows, [["startup-ratio", "start-up ratio hermes / bare (medians)", "x", BUDGETS.startupRatio]], () => startupRows(options.runs));
+  progress("cold first answer");
+  await section(rows, [["cold-answer-ratio", "cold first answer / (bare initialize + model time)", "x", BUDGETS.coldAnswerRatio]], () => coldAnswerRows(options.runs));
+  progress("request size");
+  await section(rows, [["request-size", "request size, full toolset (system prompt + tool schemas)", "chars", BUDGETS.requestSize]], requestSizeRows);
   progress("session/new");
   await section(rows, [["session-new", "session/new", "ms", BUDGETS.sessionNew]], () => sessionNewRows(options.runs));
   progress("prompt overhead");
@@ -204,6 +279,10 @@ async function main(): Promise<number> {
   progress("session_search (the first run generates a 1,000,000-message corpus in .bench/, a few minutes)");
   await section(rows, [["session-search", "session_search over 1,000,000 messages", "ms", BUDGETS.sessionSearch]], () =>
     sessionSearchRows(options.runs, progress),
+  );
+  progress("session_search with Python Hermes' database attached (the first run generates 2 × 500,000 messages in .bench/, a few minutes)");
+  await section(rows, [["session-search-attached", "session_search, Python Hermes db attached (1M messages across both)", "ms", BUDGETS.sessionSearchAttached]], () =>
+    attachedSearchRows(options.runs, progress),
   );
   progress("streaming");
   await section(rows, [["streaming", "streamed chunks relayed", "chunks/s", BUDGETS.streaming]], () => streamingRows(options.runs));

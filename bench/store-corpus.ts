@@ -7,11 +7,12 @@
  * The 1,000,000-message corpus is written once into `.bench/` (gitignored) under a name keyed by
  * the store's schema version and this generator's version, and reused by later runs.
  */
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { SCHEMA_VERSION } from "../src/store/migrations.js";
 import { openStateDb } from "../src/store/open.js";
 import type { StoredMessage } from "../src/store/types.js";
+import { writeHermesState, type HermesFixtureSession } from "../test/support/hermes-state-fixture.js";
 
 /** Bump when the generated contents change, so cached corpora are rebuilt. */
 const GENERATOR_VERSION = 1;
@@ -166,11 +167,115 @@ export function ensureSearchCorpus(sessions: number, perSession: number, progres
   const messages = sessions * perSession;
   if (existsSync(path)) return { path, sessions, messages, generated: false, generationMs: 0 };
   mkdirSync(dir, { recursive: true });
-  const temp = `${path}.building`;
-  for (const file of [temp, `${temp}-wal`, `${temp}-shm`]) rmSync(file, { force: true });
   const started = performance.now();
-  const db = openStateDb(temp);
-  const random = mulberry32(42);
+  buildOnce(path, (temp) => writeOwnCorpus(temp, sessions, perSession, { seed: 42, idPrefix: "bench-" }, (done) => progress(`generating the search corpus: ${done} / ${messages} messages`)));
+  return { path, sessions, messages, generated: true, generationMs: performance.now() - started };
+}
+
+export interface AttachedCorpus {
+  /** `state.db`, Python Hermes' (open a StateStore on it: hermes-acp's sessions are in `state-acp.db` beside it). */
+  stateDb: string;
+  /** Sessions and messages in each of the two databases. */
+  sessionsEach: number;
+  messagesEach: number;
+  generated: boolean;
+  generationMs: number;
+}
+
+/**
+ * A HERMES_HOME-like folder in `.bench/` holding both databases a Hermes user who also runs
+ * hermes-acp has: `state.db` in Python Hermes' v30 layout (`test/support/hermes-state-fixture.ts`,
+ * word and trigram indexes kept by its triggers, sources cli / telegram / discord) and
+ * `state-acp.db`, hermes-acp's own, each with `sessions × perSession` messages drawn from the same
+ * generator with different seeds. Generated once, cached.
+ */
+export function ensureAttachedCorpus(sessions: number, perSession: number, progress: (text: string) => void): AttachedCorpus {
+  const dir = resolve(import.meta.dirname, "..", ".bench", `attached-schema${SCHEMA_VERSION}-gen${GENERATOR_VERSION}-${sessions}x${perSession}x2`);
+  const stateDb = join(dir, "state.db");
+  const ownDb = join(dir, "state-acp.db");
+  const messagesEach = sessions * perSession;
+  const result = { stateDb, sessionsEach: sessions, messagesEach };
+  if (existsSync(stateDb) && existsSync(ownDb)) return { ...result, generated: false, generationMs: 0 };
+  mkdirSync(dir, { recursive: true });
+  const started = performance.now();
+  if (!existsSync(ownDb)) {
+    buildOnce(ownDb, (temp) => writeOwnCorpus(temp, sessions, perSession, { seed: 43, idPrefix: "acp-" }, (done) => progress(`generating hermes-acp's half: ${done} / ${messagesEach} messages`)));
+  }
+  if (!existsSync(stateDb)) {
+    progress(`generating Python Hermes' half (${messagesEach} messages, one transaction)`);
+    buildOnce(stateDb, (temp) => writeHermesState(temp, hermesSessions(sessions, perSession, 44), "v30"));
+  }
+  return { ...result, generated: true, generationMs: performance.now() - started };
+}
+
+/**
+ * Writes `path` through a temp file renamed at the end, so an interrupted run leaves nothing that
+ * looks finished. The temp name carries this process's pid: two bench runs generating at once
+ * each finish their own file (the last rename wins) instead of writing into each other's; temp
+ * files of processes that are gone are removed first.
+ */
+function buildOnce(path: string, write: (temp: string) => void): void {
+  const prefix = `${basename(path)}.building-`;
+  for (const name of readdirSync(dirname(path))) {
+    const pid = Number(/^(\d+)/.exec(name.slice(prefix.length))?.[1]);
+    if (name.startsWith(prefix) && !processAlive(pid)) rmSync(join(dirname(path), name), { force: true });
+  }
+  const temp = `${path}.building-${process.pid}`;
+  write(temp);
+  renameSync(temp, path);
+  for (const file of [`${temp}-wal`, `${temp}-shm`]) rmSync(file, { force: true });
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Python Hermes sessions (ids `YYYYMMDD_HHMMSS_hex`, as Hermes names them) over the last year. */
+function* hermesSessions(sessions: number, perSession: number, seed: number): Generator<HermesFixtureSession> {
+  const random = mulberry32(seed);
+  const text = newTextSource(random);
+  const sources = ["cli", "cli", "telegram", "discord"];
+  const start = Date.now() / 1000 - 365 * 86_400;
+  for (let s = 0; s < sessions; s += 1) {
+    const startedAt = start + (s / sessions) * 365 * 86_400;
+    const stamp = new Date(startedAt * 1000).toISOString().replace(/[-:]/g, "").replace("T", "_").slice(0, 15);
+    const script = random() < 0.03 ? (random() < 0.5 ? "ja" : "zh") : "en";
+    let time = startedAt;
+    const messages: HermesFixtureSession["messages"] = [];
+    let title: string | undefined;
+    for (const message of conversation(random, text, perSession, script)) {
+      time += 5 + random() * 60;
+      const content = message.content === null || typeof message.content === "string" ? message.content : JSON.stringify(message.content);
+      if (message.role === "user" && title === undefined) title = String(content).slice(0, 60);
+      messages.push({
+        role: message.role,
+        content,
+        timestamp: time,
+        ...(message.role === "assistant" && message.tool_calls ? { toolCalls: message.tool_calls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })) } : {}),
+        ...(message.role === "tool" ? { toolCallId: message.tool_call_id, ...(message.name ? { toolName: message.name } : {}) } : {}),
+      });
+    }
+    yield {
+      id: `${stamp}_${s.toString(16).padStart(6, "0")}`,
+      source: sources[s % sources.length]!,
+      ...(title !== undefined ? { title } : {}),
+      startedAt,
+      cwd: `/home/dev/project-${s % 40}`,
+      messages,
+    };
+  }
+}
+
+/** hermes-acp's schema with `sessions × perSession` messages, 500 sessions per transaction; `done` reports progress. */
+function writeOwnCorpus(path: string, sessions: number, perSession: number, options: { seed: number; idPrefix: string }, done: (messages: number) => void): void {
+  const db = openStateDb(path);
+  const random = mulberry32(options.seed);
   const text = newTextSource(random);
   const insertSession = db.prepare(
     `INSERT INTO sessions (id, source, model, model_config, cwd, title, started_at, last_active, message_count, tool_call_count)
@@ -183,7 +288,7 @@ export function ensureSearchCorpus(sessions: number, perSession: number, progres
   const start = Date.now() / 1000 - 365 * 86_400;
   const writeBatch = db.transaction((from: number, to: number) => {
     for (let s = from; s < to; s += 1) {
-      const id = `bench-${s.toString().padStart(6, "0")}`;
+      const id = `${options.idPrefix}${s.toString().padStart(6, "0")}`;
       const script = random() < 0.03 ? (random() < 0.5 ? "ja" : "zh") : "en";
       const cwd = `/home/dev/project-${s % 40}`;
       let time = start + (s / sessions) * 365 * 86_400;
@@ -212,11 +317,8 @@ export function ensureSearchCorpus(sessions: number, perSession: number, progres
   });
   for (let from = 0; from < sessions; from += 500) {
     writeBatch(from, Math.min(sessions, from + 500));
-    progress(`generating the search corpus: ${Math.min(sessions, from + 500) * perSession} / ${messages} messages`);
+    done(Math.min(sessions, from + 500) * perSession);
   }
   db.pragma("wal_checkpoint(TRUNCATE)");
   db.close();
-  renameSync(temp, path);
-  for (const file of [`${temp}-wal`, `${temp}-shm`]) rmSync(file, { force: true });
-  return { path, sessions, messages, generated: true, generationMs: performance.now() - started };
 }

@@ -7,13 +7,18 @@
  * - `session_search` over 1,000,000 messages in 20,000 sessions (`store-corpus.ts`, cached in
  *   `.bench/`): ~20 varied discovery queries, each timed as the median of several runs after one
  *   warm-up run; the figure is the median over the queries.
+ * - the same queries with a Python Hermes database attached (issue 17): 500,000 messages in
+ *   Python Hermes' `state.db` and 500,000 in hermes-acp's `state-acp.db` beside it, asked through
+ *   the session_search port a session uses (both searched, hits merged, session rows read).
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { createSessionSearchPort } from "../src/runtime/session-search-port.js";
 import type { SearchOptions } from "../src/store/search.js";
 import { StateStore } from "../src/store/state-store.js";
-import { conversation, ensureSearchCorpus, mulberry32, newTextSource, vocabulary } from "./store-corpus.js";
+import type { SessionSearchRole } from "../src/tools/ports.js";
+import { conversation, ensureAttachedCorpus, ensureSearchCorpus, mulberry32, newTextSource, vocabulary } from "./store-corpus.js";
 import { median } from "./stats.js";
 
 export interface StoreLoadResult {
@@ -138,6 +143,60 @@ export function measureSessionSearch(repeats: number, progress: (text: string) =
       generationMs: corpus.generationMs,
       fileMb: statSync(corpus.path).size / 1024 / 1024,
       openMs,
+      timings,
+    };
+  } finally {
+    store.close();
+  }
+}
+
+export interface AttachedSearchResult {
+  /** Messages in each database (Python Hermes' and hermes-acp's). */
+  messagesEach: number;
+  sessionsEach: number;
+  generated: boolean;
+  generationMs: number;
+  fileMb: { hermes: number; own: number };
+  /** What the reader found in state.db (must be `available` with both indexes). */
+  hermesStatus: string;
+  timings: Array<QueryTiming & { fromHermes: number }>;
+}
+
+/** The bench queries through `createSessionSearchPort` over both databases (see the header). */
+export async function measureAttachedSearch(repeats: number, progress: (text: string) => void): Promise<AttachedSearchResult> {
+  const corpus = ensureAttachedCorpus(10_000, 50, progress);
+  const store = new StateStore(corpus.stateDb);
+  try {
+    store.getSession("warm-up"); // opens state-acp.db (state.db is Python Hermes')
+    const status = store.hermesHistory()?.status();
+    const hermesStatus = status ? (status.kind === "available" ? `available (v${status.version}, words ${status.words}, trigram ${status.trigram})` : JSON.stringify(status)) : "none";
+    if (status?.kind !== "available") throw new Error(`Python Hermes' state.db is not read: ${hermesStatus}`);
+    const port = createSessionSearchPort(store, "acp-009999");
+    const timings: AttachedSearchResult["timings"] = [];
+    for (const { label, options } of benchQueries()) {
+      const query = {
+        query: options.query,
+        limit: options.limit ?? 3,
+        ...(options.roleFilter ? { roleFilter: [...options.roleFilter] as SessionSearchRole[] } : {}),
+        ...(options.sort ? { sort: options.sort } : {}),
+      };
+      const first = await port.search(query); // warm-up (first run reads the index pages from disk)
+      const samples: number[] = [];
+      for (let i = 0; i < repeats; i += 1) {
+        const started = performance.now();
+        await port.search(query);
+        samples.push(performance.now() - started);
+      }
+      const fromHermes = first.filter((hit) => hit.session.source !== "acp").length;
+      timings.push({ label, ms: median(samples), hits: first.length, strategy: "port", fromHermes });
+    }
+    return {
+      messagesEach: corpus.messagesEach,
+      sessionsEach: corpus.sessionsEach,
+      generated: corpus.generated,
+      generationMs: corpus.generationMs,
+      fileMb: { hermes: statSync(corpus.stateDb).size / 1024 / 1024, own: statSync(join(dirname(corpus.stateDb), "state-acp.db")).size / 1024 / 1024 },
+      hermesStatus,
       timings,
     };
   } finally {

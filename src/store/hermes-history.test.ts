@@ -138,6 +138,21 @@ describe("HermesHistory over Hermes' v30 schema", () => {
   });
 });
 
+describe("HermesHistory ranking over a large index", () => {
+  it("ranks the most recent 20,000 matches first, and every match when those give too few conversations", () => {
+    const busy = { id: "20241225_010000_a1a1", source: "cli", startedAt: 1_735_100_000, messages: Array.from({ length: 20_010 }, () => ({ role: "assistant" as const, content: "the walrus again" })) };
+    const old = { id: "20241201_010000_b2b2", source: "cli", title: "Old walrus", startedAt: 1_733_000_000, messages: [{ role: "user" as const, content: "walrus walrus walrus" }] };
+    writeHermesState(path, [old, busy]);
+    history = new HermesHistory(path);
+    // user and assistant: the busy session's recent matches are enough for one conversation
+    expect(history.search({ query: "walrus", limit: 1 }).map((hit) => hit.sessionId)).toEqual([busy.id]);
+    // two wanted: the old session lies outside the recent window, and is found by ranking everything
+    expect(history.search({ query: "walrus", limit: 2 }).map((hit) => hit.sessionId).sort()).toEqual([old.id, busy.id].sort());
+    // users only: the window holds no user message at all
+    expect(history.search({ query: "walrus", roleFilter: ["user"] }).map((hit) => hit.sessionId)).toEqual([old.id]);
+  });
+});
+
 describe("HermesHistory over older and damaged files", () => {
   it("reads an older schema with the legacy inline index", () => {
     const h = open("legacy");

@@ -8,6 +8,11 @@
  * When its word index is missing or fails, and for CJK queries without its trigram index, the
  * terms are matched with LIKE over the newest 300 matching rows instead (every term must occur;
  * `OR` / `NOT` are not honoured there). Failures of an index are reported once through `report`.
+ *
+ * Unlike Hermes, BM25 is first computed for the most recent `RANK_WINDOW` (20,000) matches only,
+ * as hermes-acp's own search does (search.ts): ranking every match of a very common word costs
+ * ~100 ms on half a million messages. Every match is ranked when that window yields fewer
+ * lineages than asked for.
  */
 import { messageText } from "./codec.js";
 import type { Connection } from "./connection.js";
@@ -15,7 +20,7 @@ import { likeContains, planSearch, quoteFts, type SearchPlan } from "./fts-query
 import { believableMillis, hermesPreview, parentOf, sessionRow, textOfContent, toRecord, visibleAround } from "./hermes-rows.js";
 import { asNumber, asText, visibleMessage, visibleSession, type HermesSchema } from "./hermes-schema.js";
 import { DEMOTED_SOURCES, rootFinder } from "./lineage.js";
-import { cut, SNIPPET_CLOSE, SNIPPET_OPEN, substringSnippet, type SearchHit, type SearchOptions } from "./search.js";
+import { cut, RANK_WINDOW, SNIPPET_CLOSE, SNIPPET_OPEN, substringSnippet, type SearchHit, type SearchOptions } from "./search.js";
 import { isSqliteError } from "./sqlite.js";
 import type { MessageRole } from "./types.js";
 
@@ -46,15 +51,20 @@ export function searchHermes(conn: Connection, schema: HermesSchema, options: Se
   const roles = options.roleFilter && options.roleFilter.length > 0 ? options.roleFilter : ["user", "assistant"];
   const recent = options.sort === "recent";
   const route = routeFor(plan, schema);
-  let rows: Row[];
-  try {
-    rows = scan(conn, schema, route, roles, recent, plan);
-  } catch (error) {
-    if (route.kind !== "fts" || !isSqliteError(error)) throw error;
-    report(`its search index ${route.table} failed (${error.message}); searching its messages by substring`);
-    rows = scan(conn, schema, { kind: "like", likes: plan.terms.map(likeContains) }, roles, recent, plan);
-  }
-  const picked = pickLineages(conn, schema, rows, limit);
+  const find = (windowed: boolean): Array<{ row: Row; root: string }> => {
+    let rows: Row[];
+    try {
+      rows = scan(conn, schema, route, roles, recent, plan, windowed);
+    } catch (error) {
+      if (route.kind !== "fts" || !isSqliteError(error)) throw error;
+      report(`its search index ${route.table} failed (${error.message}); searching its messages by substring`);
+      rows = scan(conn, schema, { kind: "like", likes: plan.terms.map(likeContains) }, roles, recent, plan, false);
+    }
+    return pickLineages(conn, schema, rows, limit);
+  };
+  const windowed = route.kind === "fts" && !recent;
+  let picked = find(windowed);
+  if (windowed && picked.length < limit) picked = find(false);
   const context = Math.min(10, Math.max(0, Math.floor(options.context ?? 2)));
   return picked.map(({ row, root }) => toHit(conn, schema, route, plan, row, root, context));
 }
@@ -65,8 +75,19 @@ function routeFor(plan: Exclude<SearchPlan, { kind: "none" }>, schema: HermesSch
   return { kind: "like", likes: plan.terms.map(likeContains) };
 }
 
-/** The first `HERMES_SCAN_ROWS` matching visible rows of visible sessions, in ranking order. */
-function scan(conn: Connection, schema: HermesSchema, route: Route, roles: readonly string[], recent: boolean, plan: Exclude<SearchPlan, { kind: "none" }>): Row[] {
+/**
+ * The first `HERMES_SCAN_ROWS` matching visible rows of visible sessions, in ranking order;
+ * `windowed`: ranked among the `RANK_WINDOW` most recent matches only (relevance over an index).
+ */
+function scan(
+  conn: Connection,
+  schema: HermesSchema,
+  route: Route,
+  roles: readonly string[],
+  recent: boolean,
+  plan: Exclude<SearchPlan, { kind: "none" }>,
+  windowed: boolean,
+): Row[] {
   const params: Record<string, unknown> = { roles: JSON.stringify(roles) };
   route.likes.forEach((pattern, index) => (params[`like${index}`] = pattern));
   const filters = [
@@ -82,7 +103,13 @@ function scan(conn: Connection, schema: HermesSchema, route: Route, roles: reado
     return conn.stmt<Row>(sql).all(params);
   }
   const table = route.table;
-  const sql = `SELECT ${columns}, bm25(${table}) AS score FROM ${table} JOIN messages m ON m.id = ${table}.rowid JOIN sessions s ON s.id = m.session_id
+  // LIMIT keeps the ranked window from being flattened into the join, so BM25 is computed for the
+  // window only and the outer ORDER BY is its order.
+  const sql = windowed
+    ? `SELECT ${columns}, c.score AS score FROM (SELECT id, score FROM (SELECT rowid AS id, bm25(${table}) AS score FROM ${table}
+        WHERE ${table} MATCH @match ORDER BY rowid DESC LIMIT ${RANK_WINDOW}) ORDER BY score LIMIT ${RANK_WINDOW}) c
+        JOIN messages m ON m.id = c.id JOIN sessions s ON s.id = m.session_id WHERE ${filters} ORDER BY c.score LIMIT ${HERMES_SCAN_ROWS}`
+    : `SELECT ${columns}, bm25(${table}) AS score FROM ${table} JOIN messages m ON m.id = ${table}.rowid JOIN sessions s ON s.id = m.session_id
     WHERE ${table} MATCH @match AND ${filters} ORDER BY ${recent ? `${table}.rowid DESC` : `${table}.rank`} LIMIT ${HERMES_SCAN_ROWS}`;
   try {
     return conn.stmt<Row>(sql).all({ ...params, match: route.match });

@@ -60,7 +60,36 @@ function parametersOf(tool: AnyTool): Record<string, unknown> {
 function toParametersSchema(params: z.ZodType): Record<string, unknown> {
   const schema = z.toJSONSchema(params, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
   delete schema.$schema;
-  return schema;
+  return withoutNoOpKeywords(schema) as Record<string, unknown>;
+}
+
+/**
+ * Drops keywords zod emits that constrain nothing a model could send, so every request is
+ * shorter: the ±2^53−1 bounds of `.int()`, `propertyNames: {type: "string"}` (object keys always
+ * are strings) and `additionalProperties: {}` (anything, the default). Validation is still zod's.
+ */
+function withoutNoOpKeywords(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutNoOpKeywords);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) continue;
+    if (key === "minimum" && value === Number.MIN_SAFE_INTEGER) continue;
+    if (key === "propertyNames" && isOnly(value, { type: "string" })) continue;
+    if (key === "additionalProperties" && isOnly(value, {})) continue;
+    out[key] = key === "properties" || key === "$defs" || key === "definitions" ? mapValues(value) : withoutNoOpKeywords(value);
+  }
+  return out;
+}
+
+/** `properties` and `$defs` map names to schemas: a property may itself be named `maximum`. */
+function mapValues(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, withoutNoOpKeywords(schema)]));
+}
+
+function isOnly(value: unknown, expected: Record<string, unknown>): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && JSON.stringify(value) === JSON.stringify(expected);
 }
 
 /**

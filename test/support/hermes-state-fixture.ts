@@ -309,9 +309,10 @@ CREATE TABLE messages (
 
 /**
  * Creates `path` as Python Hermes would have it (WAL journal for `v30`, checkpointed and closed,
- * so no `-wal` / `-shm` remain) holding `sessions` in order. Throws for a bad fixture.
+ * so no `-wal` / `-shm` remain) holding `sessions` in order, in one transaction (an iterable is
+ * read once, so a generator can write a large corpus). Throws for a bad fixture.
  */
-export function writeHermesState(path: string, sessions: readonly HermesFixtureSession[], layout: HermesLayout = "v30"): void {
+export function writeHermesState(path: string, sessions: Iterable<HermesFixtureSession>, layout: HermesLayout = "v30"): void {
   const db = new (loadSqlite())(path);
   try {
     if (layout === "v30") {
@@ -324,7 +325,20 @@ export function writeHermesState(path: string, sessions: readonly HermesFixtureS
     } else {
       db.exec(SCHEMA_MINIMAL);
     }
-    const has = (table: string, column: string): boolean => db.prepare<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`).all().some((row) => row.name === column);
+    const columnsOf = new Map<string, Set<string>>();
+    const has = (table: string, column: string): boolean => {
+      let columns = columnsOf.get(table);
+      if (!columns) columnsOf.set(table, (columns = new Set(db.prepare<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`).all().map((row) => row.name))));
+      return columns.has(column);
+    };
+    const statements = new Map<string, ReturnType<typeof db.prepare>>();
+    const insert = (table: string, row: Record<string, unknown>): void => {
+      const names = Object.keys(row);
+      const sql = `INSERT INTO ${table} (${names.join(", ")}) VALUES (${names.map((name) => `@${name}`).join(", ")})`;
+      let statement = statements.get(sql);
+      if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+      statement.run(row);
+    };
     db.transaction(() => {
       for (const session of sessions) {
         const row: Record<string, unknown> = {
@@ -341,8 +355,7 @@ export function writeHermesState(path: string, sessions: readonly HermesFixtureS
         if (has("sessions", "title")) row.title = session.title ?? null;
         if (has("sessions", "cwd")) row.cwd = session.cwd ?? null;
         if (has("sessions", "last_activity_at")) row.last_activity_at = session.startedAt + session.messages.length;
-        const columns = Object.keys(row);
-        db.prepare(`INSERT INTO sessions (${columns.join(", ")}) VALUES (${columns.map((name) => `@${name}`).join(", ")})`).run(row);
+        insert("sessions", row);
         session.messages.forEach((message, index) => {
           const values: Record<string, unknown> = {
             session_id: session.id,
@@ -356,8 +369,7 @@ export function writeHermesState(path: string, sessions: readonly HermesFixtureS
           if (has("messages", "active")) values.active = message.active ?? 1;
           if (has("messages", "compacted")) values.compacted = message.compacted ?? 0;
           if (has("messages", "display_kind")) values.display_kind = message.displayKind ?? null;
-          const names = Object.keys(values);
-          db.prepare(`INSERT INTO messages (${names.join(", ")}) VALUES (${names.map((name) => `@${name}`).join(", ")})`).run(values);
+          insert("messages", values);
         });
       }
     })();

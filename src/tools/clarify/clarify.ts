@@ -18,8 +18,8 @@ const DECLINED_RESPONSE = "The user dismissed the question without answering. Us
 const choice = z.union([z.string(), z.record(z.string(), z.unknown())]);
 const clarifyParams = z.object({
   question: z.string().optional().describe("The question to ask the user"),
-  choices: z.array(choice).optional().describe(`Up to ${MAX_CHOICES} answers to offer, best first (the first is shown as recommended); the user may always type another. Omit for an open question.`),
-  multi_select: z.boolean().optional().describe("Let the user pick several of the choices (the answer is then a list)"),
+  choices: z.array(choice).optional().describe(`Up to ${MAX_CHOICES} answers, best first (the first is shown as recommended); omit for an open question.`),
+  multi_select: z.boolean().optional().describe("Let the user pick several choices (the answer is a list)"),
   questions: z
     .array(z.union([z.string(), z.object({ id: z.string().optional(), question: z.string(), choices: z.array(choice).optional(), multi_select: z.boolean().optional() })]))
     .optional()

@@ -8,18 +8,17 @@ import { delegateTasks } from "./tasks.js";
 export type { DelegateTaskArgs } from "./params.js";
 
 const DESCRIPTION = [
-  "Spawn one or more subagents to work on tasks in isolated contexts (own conversation, terminal session and toolset).",
-  "Only each final summary comes back, never their intermediate tool results.",
-  "One of 'goal' (single task) or 'tasks' (a parallel batch, up to delegation.max_concurrent_children, default 3).",
-  "Use for reasoning-heavy subtasks, work that would flood your context, independent parallel workstreams;",
-  "not for a single tool call or anything needing the user (subagents cannot ask).",
-  "\n- Subagents have NO memory of your conversation: pass all they need (paths, errors, constraints, answer language) in goal/context.",
-  "\n- Summaries are SELF-REPORTS, not verified facts: verify claims (read files_changed, run the tests) before relying on them.",
-  "\n- Leaves (role='leaf', default) cannot call delegate_task, clarify, memory or execute_code; orchestrators keep delegate_task",
+  "Spawn subagents that work in isolated contexts (own conversation, terminal session and toolset); only each final",
+  "summary comes back, never their tool results. 'goal' for one task, or 'tasks' for a parallel batch (up to",
+  "delegation.max_concurrent_children, default 3). Use for reasoning-heavy subtasks, work that would flood your context,",
+  "independent parallel work; not for a single tool call or anything needing the user (subagents cannot ask).",
+  "\n- Subagents know NOTHING of your conversation: pass all they need (paths, errors, constraints, answer language) in goal/context.",
+  "\n- Summaries are SELF-REPORTS: verify claims (read files_changed, run the tests) before relying on them.",
+  "\n- Leaves (role 'leaf', default) cannot use delegate_task, clarify, memory or execute_code; orchestrators may delegate",
   "within delegation.max_spawn_depth (default 1: no nesting).",
-  "\n- Their dangerous commands are denied unless the user set delegation.subagent_auto_approve; their edits may ask the user.",
-  "\n- background=true: returns a delegation_id at once; the result re-enters the conversation with the user's next message. Do not poll.",
-  "\n- Results are always an array, one entry per task.",
+  "\n- Their dangerous commands are denied unless delegation.subagent_auto_approve is set; their edits may ask the user.",
+  "\n- background=true returns a delegation_id at once; the result arrives with the user's next message. Do not poll.",
+  "\n- Results are an array, one entry per task.",
 ].join(" ");
 
 /** Hermes' titles: `delegate batch (N tasks)`, `delegate: <goal ≤60>`, or `delegate task`; a status query names its id. */

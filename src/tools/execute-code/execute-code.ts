@@ -25,7 +25,7 @@ export type { ExecuteCodeDetails, ExecuteCodeProgress } from "./details.js";
 const executeCodeParams = z.object({
   code: z
     .string()
-    .describe("Python 3 code to run. Import tools with `from hermes_tools import read_file, terminal, ...` and print your final result to stdout."),
+    .describe("Python 3 code; import tools from hermes_tools and print the result to stdout."),
 });
 
 export type ExecuteCodeArgs = z.infer<typeof executeCodeParams>;

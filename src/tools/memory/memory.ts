@@ -3,33 +3,30 @@ import { z } from "zod";
 import { defineTool, type ToolContext, type ToolDescription, type ToolResult } from "../types.js";
 import { MemoryFiles, type MemoryOperation, type MemoryResult, type MemoryTarget } from "./memory-store.js";
 
+/** One change of `operations`: the fields of a single change (described there). */
 const operation = z.object({
   action: z.enum(["add", "replace", "remove"]),
-  content: z.string().optional().describe("Entry content for add/replace."),
-  old_text: z.string().optional().describe("Short unique substring identifying the entry for replace/remove."),
+  content: z.string().optional(),
+  old_text: z.string().optional(),
 });
 
 const memoryParams = z.object({
-  action: z.enum(["add", "replace", "remove"]).optional().describe("The action (single change). Omit when using 'operations'."),
+  action: z.enum(["add", "replace", "remove"]).optional().describe("A single change; omit when using 'operations'."),
   target: z.enum(["memory", "user"]).default("memory").describe("'memory' for your notes, 'user' for the user profile."),
-  content: z.string().optional().describe("The entry content. Required for add and replace."),
-  old_text: z.string().optional().describe("For replace and remove: a short unique substring of the entry to change."),
-  operations: z
-    .array(operation)
-    .optional()
-    .describe("Several changes applied together against the final budget (remove/replace to free room and add in one call)."),
+  content: z.string().optional().describe("add / replace: the entry."),
+  old_text: z.string().optional().describe("replace / remove: a short unique substring of the entry to change."),
+  operations: z.array(operation).optional().describe("Several changes {action, content?, old_text?} applied together against the final limit."),
 });
 
 export type MemoryArgs = z.infer<typeof memoryParams>;
 
 const DESCRIPTION = [
-  "Save durable facts to persistent memory that survives across sessions (and is shared with Hermes' other programs).",
-  "Memory is in every future system prompt, so keep entries compact.",
-  "Make all changes in one call with 'operations' (each {action, content?, old_text?}); the character limit is checked on",
-  "the final result only, so one call can remove or shorten stale entries and add new ones. The result reports usage.",
-  "Save when the user states a preference, correction or personal detail, or you learn a stable fact about their",
-  "environment or conventions. Targets: 'user' = who the user is; 'memory' = your notes.",
-  "Skip trivial or easily re-discovered facts, task progress and temporary state. Procedures belong in skills.",
+  "Save durable facts to persistent memory: it survives across sessions (shared with Hermes' other programs) and is in",
+  "every future system prompt, so keep entries compact. Targets: 'user' = who the user is; 'memory' = your notes.",
+  "Make all changes in one call with 'operations': the character limit is checked on the final result only, so one call",
+  "can remove or shorten stale entries and add new ones. The result reports usage.",
+  "Save preferences, corrections and personal details the user states, and stable facts about their environment or",
+  "conventions; skip trivial or easily re-discovered facts, task progress and temporary state. Procedures belong in skills.",
 ].join(" ");
 
 /** After this many failed memory changes in one turn, the model is told to stop retrying (Hermes' cap). */

@@ -15,23 +15,22 @@ export const WAIT_DEFAULT_SECONDS = 30;
 const processParams = z.object({
   action: z.enum(PROCESS_ACTIONS).describe(
     "list: all background processes; poll: status and new output since the last poll; log: output lines (offset/limit); " +
-      "wait: block until it exits or timeout; kill: stop it and its children; write: send raw data to stdin; " +
-      "submit: send data plus a newline; close: close stdin (EOF)",
+      "wait: block until it exits or timeout; kill: stop it and its children; write: raw data to stdin; " +
+      "submit: data plus a newline; close: close stdin (EOF)",
   ),
-  session_id: z.string().min(1).optional().describe("Process id returned by terminal(background=true); required except for list"),
+  session_id: z.string().min(1).optional().describe("Process id from terminal(background=true); required except for list"),
   data: z.string().optional().describe("Text for write / submit"),
   timeout: z.coerce.number().positive().optional().describe(`Seconds for wait (default ${WAIT_DEFAULT_SECONDS}, max 600)`),
-  offset: z.coerce.number().int().min(0).optional().describe("log: first line to return, 0-based (default: the last lines)"),
-  limit: z.coerce.number().int().min(1).optional().describe(`log: number of lines (default ${LOG_DEFAULT_LIMIT})`),
+  offset: z.coerce.number().int().min(0).optional().describe("log: first line, 0-based (default: the last lines)"),
+  limit: z.coerce.number().int().min(1).optional().describe(`log: lines (default ${LOG_DEFAULT_LIMIT})`),
 });
 
 export type ProcessArgs = z.infer<typeof processParams>;
 
 const DESCRIPTION = [
-  "Manage background processes started with terminal(background=true): list them, poll status and new output,",
-  "read the log with offset/limit, wait for exit (with a timeout), kill (the whole process tree), write or submit",
-  "input to stdin, or close stdin. Output keeps the last 200,000 characters per process.",
-  "Background processes end when the session ends.",
+  "Manage background processes started with terminal(background=true): list, poll, read the log, wait for exit,",
+  "kill (the whole process tree), send stdin. Output keeps the last 200,000 characters per process;",
+  "background processes end with the session.",
 ].join(" ");
 
 export const processTool = defineTool({

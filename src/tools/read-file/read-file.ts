@@ -38,25 +38,25 @@ const readFileParams = z.object({
   path: z
     .string()
     .min(1)
-    .describe("Path to the file: absolute, relative to the working directory, or starting with ~/"),
+    .describe("The file: absolute, relative to the working directory, or ~/…"),
   offset: z.coerce
     .number()
     .int()
     .min(1)
     .optional()
-    .describe("Line number to start reading from (1-based, default 1)"),
+    .describe("First line to read (1-based, default 1)"),
   limit: z.coerce
     .number()
     .int()
     .min(1)
     .optional()
-    .describe(`Maximum number of lines to read (default ${READ_FILE_DEFAULT_LIMIT}, max ${READ_FILE_MAX_LIMIT})`),
+    .describe(`Lines to read (default ${READ_FILE_DEFAULT_LIMIT}, max ${READ_FILE_MAX_LIMIT})`),
 });
 
 export type ReadFileArgs = z.infer<typeof readFileParams>;
 
 const DESCRIPTION = [
-  "Read a text file with line numbers and pagination. Use this instead of cat, head or tail in the terminal.",
+  "Read a text file with line numbers and pagination; use it instead of cat, head or tail.",
   'Output is JSON: "content" holds lines as "LINE_NUMBER|TEXT", plus total_lines, file_size, truncated and,',
   'when more lines follow, a "hint" with the offset to continue from.',
   `Reads ${READ_FILE_DEFAULT_LIMIT} lines by default, at most ${READ_FILE_MAX_LIMIT}; use offset and limit for large files.`,

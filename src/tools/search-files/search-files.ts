@@ -22,35 +22,29 @@ export interface SearchEngineOptions {
 }
 
 const searchFilesParams = z.object({
-  pattern: z
-    .string()
-    .min(1)
-    .describe("Regex to search file contents for (target 'content'), or a glob of file names (target 'files')"),
-  target: z
-    .enum(["content", "files"])
-    .optional()
-    .describe("'content' (default): search inside files with a regex; 'files': find files by name with a glob"),
-  path: z.string().optional().describe("Directory or file to search, relative to the working directory (default: the working directory)"),
-  file_glob: z.string().optional().describe("Content search only: search just the files matching this glob, e.g. '*.ts' or 'src/**/*.py'"),
-  limit: z.coerce.number().int().min(1).optional().describe("Maximum results to return (default 50)"),
+  pattern: z.string().min(1).describe("Regex to find in file contents, or a glob of file names (target 'files')"),
+  target: z.enum(["content", "files"]).optional().describe("'content' (default): search inside files; 'files': find files by name"),
+  path: z.string().optional().describe("Directory or file to search (default: the working directory)"),
+  file_glob: z.string().optional().describe("Content search: only the files matching this glob, e.g. '*.ts' or 'src/**/*.py'"),
+  limit: z.coerce.number().int().min(1).optional().describe("Maximum results (default 50)"),
   offset: z.coerce.number().int().min(0).optional().describe("Results to skip, for paging (default 0)"),
   output_mode: z
     .enum(["content", "files_only", "count"])
     .optional()
-    .describe("Content search: 'content' (default) matching lines, 'files_only' file paths, 'count' matches per file"),
-  context: z.coerce.number().int().min(0).optional().describe("Content search: lines of context before and after each match (default 0)"),
+    .describe("Content search: 'content' (default) matching lines, 'files_only' paths, 'count' matches per file"),
+  context: z.coerce.number().int().min(0).optional().describe("Content search: lines of context around each match (default 0)"),
 });
 
 export type SearchFilesArgs = z.infer<typeof searchFilesParams>;
 
 const DESCRIPTION = [
-  "Search file contents with a regex, or find files by name with a glob. Use this instead of grep, rg, find or ls in the terminal.",
+  "Search file contents with a regex, or find files by name with a glob; use it instead of grep, rg, find or ls.",
   "Content results are 'path:line:text' lines (context lines 'path-line-text'); files_only lists paths; count gives 'path:N'.",
-  "Paths are relative to the searched directory and sorted. Search is line-oriented: a regex cannot match across lines.",
-  "A file glob without '/' matches names at any depth ('*.ts'); with '/' it is relative to the searched directory ('src/**/*.ts').",
-  "A plain name without glob characters finds files whose name contains it.",
-  "Hidden files, .git, node_modules, binary files and files ignored by .gitignore are skipped unless path points at them.",
-  "Returns 50 results by default; when more exist the output ends with the offset to continue from.",
+  "Paths are relative to the searched directory, sorted. Line-oriented: a regex cannot match across lines.",
+  "A glob without '/' matches names at any depth ('*.ts'); with '/' it is relative to the searched directory ('src/**/*.ts');",
+  "a plain name finds files whose name contains it.",
+  "Hidden files, .git, node_modules, binary and .gitignore'd files are skipped unless path points at them.",
+  "50 results by default; when more exist the output ends with the offset to continue from.",
 ].join(" ");
 
 /** `~`, `~/…` or a path relative to `cwd`, made absolute. */

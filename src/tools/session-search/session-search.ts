@@ -32,46 +32,30 @@ export const MAX_QUERY_CHARS = 2048;
 const SEARCHABLE_ROLES = ["user", "assistant", "tool"] as const;
 
 const sessionSearchParams = z.object({
-  query: z
-    .string()
-    .optional()
-    .describe("Words, phrases or FTS5 expressions to find in past sessions (discovery). Omit to browse recent sessions."),
+  query: z.string().optional().describe("Discovery: words, \"phrases\" or FTS5 expressions to find. Omit to browse."),
   limit: z.coerce
     .number()
     .optional()
-    .describe(`Sessions to return: discovery default ${DEFAULT_SEARCH_LIMIT}, browse default ${DEFAULT_BROWSE_LIMIT}, at most ${MAX_LIMIT}`),
+    .describe(`Sessions: discovery default ${DEFAULT_SEARCH_LIMIT}, browse default ${DEFAULT_BROWSE_LIMIT}, at most ${MAX_LIMIT}`),
   role_filter: z
     .union([z.array(z.enum(SEARCHABLE_ROLES)), z.string()])
     .optional()
-    .describe("Discovery: roles to search, as a list or comma-separated ('user,assistant' by default; add 'tool' to search tool output)"),
-  sort: z
-    .enum(["relevance", "recent"])
-    .optional()
-    .describe("Discovery: 'relevance' (default, best match first) or 'recent' (newest match first, for 'where did we leave X')"),
-  session_id: z
-    .string()
-    .optional()
-    .describe("A session id from an earlier result. Alone: read that session. With around_message_id: scroll inside it."),
-  around_message_id: z.coerce
-    .number()
-    .optional()
-    .describe("Scroll: the message id to centre on (match_message_id, or the first/last id of a previous window to move back/forward)"),
-  window: z.coerce
-    .number()
-    .optional()
-    .describe(`Scroll: messages each side of the anchor, ${1}–${MAX_WINDOW} (default ${DEFAULT_WINDOW})`),
+    .describe("Discovery: roles to search, list or comma-separated (default 'user,assistant'; add 'tool' for tool output)"),
+  sort: z.enum(["relevance", "recent"]).optional().describe("Discovery: 'relevance' (default) or 'recent' (newest match first, for 'where did we leave X')"),
+  session_id: z.string().optional().describe("A session id from a result: alone, read it; with around_message_id, scroll in it"),
+  around_message_id: z.coerce.number().optional().describe("Scroll: message id to centre on (match_message_id, or a window's first/last id to go back/forward)"),
+  window: z.coerce.number().optional().describe(`Scroll: messages each side, 1–${MAX_WINDOW} (default ${DEFAULT_WINDOW})`),
 });
 
 export type SessionSearchArgs = z.infer<typeof sessionSearchParams>;
 
 const DESCRIPTION = [
-  "Search past conversations with the user stored on this machine, or read inside one. No model calls: every result is real stored messages.",
-  "Four shapes, chosen by the arguments:",
-  "1) DISCOVERY, `query`: full-text search (implicit AND; `OR`, `NOT`, \"quoted phrases\" and `prefix*` work), one result per conversation (a session and its forks or continuations; parent_session_id names the first when the hit is in a later one) with session_id, title, when, source (acp, cli, telegram, discord…), a snippet with matches between >>> and <<<, match_message_id and the messages around the match (the top result gets ±5 full messages).",
-  "2) SCROLL, `session_id` + `around_message_id` (+ `window`): the messages around one message; pass the last/first id of a window to scroll forward/back.",
-  "3) READ, `session_id` alone: the whole session, or its first 20 and last 10 messages when it is long.",
-  "4) BROWSE, no arguments: the most recent sessions with titles and previews.",
-  "Use it when the user refers to earlier work ('what did we decide about X', 'where did we leave Y'). The current conversation is never returned: it is already in context.",
+  "Search the user's past conversations stored on this machine, or read inside one; results are real stored messages (no model calls). The shape follows the arguments:",
+  "1) DISCOVERY, `query`: full-text (implicit AND; `OR`, `NOT`, \"phrases\", `prefix*`), one result per conversation (a session with its forks and continuations; parent_session_id names the first): session_id, title, when, source (acp, cli, telegram…), a snippet with matches between >>> and <<<, match_message_id and the messages around it (±5 for the top result).",
+  "2) SCROLL, `session_id` + `around_message_id` (+ `window`): the messages around one; pass a window's last/first id to move forward/back.",
+  "3) READ, `session_id` alone: the whole session (first 20 and last 10 messages when long).",
+  "4) BROWSE, no arguments: recent sessions with titles and previews.",
+  "Use it when the user refers to earlier work ('what did we decide about X'). The current conversation is never returned.",
 ].join("\n");
 
 /** The mode the arguments ask for: scroll beats read beats discovery; nothing at all is browse. */

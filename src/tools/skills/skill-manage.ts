@@ -15,40 +15,33 @@ import {
 import { skillLibraryFor, type SkillLibrary } from "./skill-library.js";
 
 const skillManageParams = z.object({
-  action: skillManageActionSchema.describe("The action to perform."),
-  name: z.string().describe("Skill name (lowercase, hyphens/underscores, max 64 chars). Must match an existing skill for patch/edit/delete/write_file/remove_file."),
-  content: z
-    .string()
-    .optional()
-    .describe("Full SKILL.md content (YAML frontmatter + markdown body). Required for 'create' and 'edit'. For 'edit', read the skill first with skill_view() and provide the complete updated text."),
-  old_string: z.string().optional().describe("Text to find in the file (required for 'patch'). Must be unique unless replace_all=true; include enough surrounding context."),
-  new_string: z.string().optional().describe("Replacement text (required for 'patch'). Can be empty string to delete the matched text."),
-  replace_all: z.boolean().optional().describe("For 'patch': replace all occurrences instead of requiring a unique match (default: false)."),
-  category: z.string().optional().describe("Optional category/domain for organizing the skill (e.g., 'devops', 'data-science'). Creates a subdirectory grouping. Only used with 'create'."),
+  action: skillManageActionSchema,
+  name: z.string().describe("Skill name (lowercase, hyphens/underscores, max 64 chars); an existing skill for every action but create."),
+  content: z.string().optional().describe("create / edit: the full SKILL.md (YAML frontmatter + markdown body); for edit, read it with skill_view first."),
+  old_string: z.string().optional().describe("patch: text to find, unique unless replace_all; include enough context."),
+  new_string: z.string().optional().describe('patch: the replacement ("" deletes the match).'),
+  replace_all: z.boolean().optional().describe("patch: replace every match instead of requiring one (default false)."),
+  category: z.string().optional().describe("create: a category folder to put it in, e.g. 'devops'."),
   file_path: z
     .string()
     .optional()
-    .describe("Path to a supporting file within the skill directory. For 'write_file'/'remove_file': required, under references/, templates/, scripts/, or assets/. For 'patch': optional, defaults to SKILL.md."),
-  file_content: z.string().optional().describe("Content for the file. Required for 'write_file'."),
-  absorbed_into: z
-    .string()
-    .optional()
-    .describe("For 'delete' only: the umbrella skill this one was merged into (it must exist), or an empty string when the skill is pruned with no replacement."),
+    .describe("A supporting file in the skill: required for write_file / remove_file (under references/, templates/, scripts/ or assets/); patch defaults to SKILL.md."),
+  file_content: z.string().optional().describe("write_file: the file's content."),
+  absorbed_into: z.string().optional().describe('delete: the existing skill this one was merged into, or "" when pruned with no replacement.'),
 });
 
 export type SkillManageArgs = z.infer<typeof skillManageParams>;
 
 const DESCRIPTION = [
-  "Manage skills (create, update, delete). Skills are your procedural memory: reusable approaches for recurring task types.",
-  "New skills go to $HERMES_HOME/skills/; skills from skills.external_dirs or a project's skills folder are read-only.",
-  "Actions: create (full SKILL.md + optional category), patch (old_string/new_string — preferred for fixes),",
-  "edit (full SKILL.md rewrite — major overhauls only), delete, write_file, remove_file (supporting files).",
+  "Manage skills, your procedural memory: reusable approaches for recurring tasks. New skills go to $HERMES_HOME/skills/;",
+  "skills from skills.external_dirs or a project's skills folder are read-only.",
+  "Actions: create (full SKILL.md, optional category), patch (old_string/new_string; preferred for fixes),",
+  "edit (full rewrite; major overhauls only), delete, write_file / remove_file (supporting files).",
   "Create when a complex task succeeded, errors were overcome, a user-corrected approach worked, a non-trivial workflow",
-  "was discovered, or the user asks you to remember a procedure. Update when instructions are stale or wrong or steps",
-  "or pitfalls are missing; if you used a skill and hit issues it did not cover, patch it right away.",
-  "After difficult or iterative tasks, offer to save the approach as a skill; skip simple one-offs. Confirm with the user",
-  "before creating or deleting. Good skills: trigger conditions, numbered steps with exact commands, a pitfalls section,",
-  "verification steps. Use skill_view() to see format examples.",
+  "was found, or the user asks you to remember a procedure; skip simple one-offs, and offer to save the approach after",
+  "difficult or iterative tasks. When a skill you used was stale, wrong or missed a pitfall, patch it right away.",
+  "Confirm with the user before creating or deleting. Good skills: trigger conditions, numbered steps with exact commands,",
+  "pitfalls, verification. skill_view() shows format examples.",
 ].join(" ");
 
 const ACTIONS: Readonly<Record<SkillManageAction, (library: SkillLibrary, input: SkillManageInput) => SkillManageOutcome>> = {

@@ -12,20 +12,15 @@ import { lookupNameError, resolveInside } from "./skill-paths.js";
 import { skillThreat } from "./skill-scan.js";
 
 const skillViewParams = z.object({
-  name: z.string().min(1).describe("The skill name (use skills_list to see available skills), or its path within the skills folder ('category/skill-name')."),
-  file_path: z
-    .string()
-    .optional()
-    .describe("OPTIONAL: Path to a linked file within the skill (e.g., 'references/api.md', 'templates/config.yaml', 'scripts/validate.py'). Omit to get the main SKILL.md content."),
+  name: z.string().min(1).describe("The skill name (see skills_list), or its path in the skills folder ('category/skill-name')."),
+  file_path: z.string().optional().describe("A linked file of the skill, e.g. 'references/api.md' or 'scripts/validate.py'; omit for SKILL.md."),
 });
 
 export type SkillViewArgs = z.infer<typeof skillViewParams>;
 
 const DESCRIPTION =
-  "Skills allow for loading information about specific tasks and workflows, as well as scripts and templates. " +
-  "Load a skill's full content or access its linked files (references, templates, scripts). First call returns " +
-  "SKILL.md content plus a 'linked_files' dict showing available references/templates/scripts. To access those, " +
-  "call again with file_path parameter.";
+  "Load a skill (instructions for a specific task or workflow, with its scripts and templates): the first call returns " +
+  "SKILL.md plus 'linked_files' (references, templates, scripts); call again with file_path to read one of those.";
 
 const NAMESPACE = /^[a-zA-Z0-9_-]+$/;
 

@@ -23,41 +23,30 @@ export const MAX_COMMAND_CHARS = 100_000;
 export type { TerminalDetails, TerminalProgress } from "./details.js";
 
 const terminalParams = z.object({
-  command: z.string().min(1).describe("The command to run in bash"),
-  timeout: z.coerce
-    .number()
-    .positive()
-    .optional()
-    .describe("Seconds to wait before the command is killed (default 180, max 600; use background for longer)"),
-  background: z
-    .boolean()
-    .optional()
-    .describe("Run in the background and return a process id at once; follow it with the process tool"),
-  workdir: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("Directory to run this one command in (absolute, or relative to the shell's current directory)"),
+  command: z.string().min(1).describe("The command to run"),
+  timeout: z.coerce.number().positive().optional().describe("Seconds before it is killed (default 180, max 600; longer: use background)"),
+  background: z.boolean().optional().describe("Run in the background, returning a process id at once (then the process tool)"),
+  workdir: z.string().min(1).optional().describe("Directory for this command only (absolute, or relative to the shell's cwd)"),
   sandbox: z
     .enum(["on", "off"])
     .optional()
-    .describe('"off" runs this one command outside the sandbox, only after the user allows it; give a reason. Use only when a sandboxed run failed because of the sandbox'),
-  reason: z.string().optional().describe('With sandbox "off": why the command must run outside the sandbox (shown to the user)'),
+    .describe('"off": run this command outside the sandbox once the user allows it, only when a sandboxed run failed because of the sandbox; give a reason'),
+  reason: z.string().optional().describe('With sandbox "off": why it must run outside (shown to the user)'),
 });
 
 export type TerminalArgs = z.infer<typeof terminalParams>;
 
 const DESCRIPTION = [
   "Run a shell command with bash on the user's machine, in the project directory.",
-  "The shell's working directory and exported variables persist between calls (cd, export, activating a venv once is enough).",
-  "stdout and stderr are merged; output over 50,000 characters keeps the beginning and the end.",
-  'Result is JSON: "output", "exit_code", and "exit_code_meaning" for common non-zero codes (grep 1 = no matches).',
-  "Commands are killed after `timeout` seconds (default 180, max 600). For servers, watchers and other long-running",
-  "commands use background=true (never `&` or nohup), then the process tool to poll, read the log, wait or kill.",
-  "stdin is not available; pass non-interactive flags (-y, --yes, CI=1). Pipe pagers to cat (git --no-pager).",
-  "Prefer the dedicated tools: read_file over cat/head/tail, search_files over grep/find/ls, patch over sed, write_file over echo/heredoc.",
-  "Commands run in a sandbox: they can write only the project, temp folders and tool caches, cannot read credentials,",
-  "and cannot change the agent's settings. Dangerous commands need the user's approval; some are never run.",
+  "The working directory and exported variables persist between calls (cd, export or activating a venv once is enough).",
+  "stdout and stderr are merged; output over 50,000 characters keeps its start and end.",
+  'Returns JSON: "output", "exit_code", and "exit_code_meaning" for common codes (grep 1 = no matches).',
+  "Killed after `timeout` seconds (default 180, max 600); for servers, watchers and other long runs use",
+  "background=true (never `&` or nohup), then the process tool to poll, read the log, wait or kill.",
+  "No stdin: pass non-interactive flags (-y, CI=1); pipe pagers to cat (git --no-pager).",
+  "Prefer read_file over cat/head/tail, search_files over grep/find/ls, patch over sed, write_file over echo/heredoc.",
+  "Sandboxed: commands write only the project, temp folders and tool caches, cannot read credentials or change the",
+  "agent's settings. Dangerous commands need the user's approval; some never run.",
 ].join(" ");
 
 /** Builds the tool; `detect` replaces the dangerous-command detector in tests. */

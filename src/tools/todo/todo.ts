@@ -14,9 +14,9 @@ export function todoStoreOf(state: ToolSessionState): TodoStore {
 }
 
 const todoItemParams = z.object({
-  id: z.union([z.string().trim().min(1), z.number()]).describe("Unique id of the item, e.g. '1' or 'tests'"),
-  content: z.string().optional().describe("What the task is; may be omitted when merging to change only the status"),
-  status: z.enum(TODO_STATUSES).optional().describe("pending (default for new items), in_progress, completed or cancelled"),
+  id: z.union([z.string().trim().min(1), z.number()]).describe("Unique id, e.g. '1' or 'tests'"),
+  content: z.string().optional().describe("The task; may be omitted when merging a status change"),
+  status: z.enum(TODO_STATUSES).optional().describe("Default pending for new items"),
 });
 
 const todoParams = z.object({
@@ -27,7 +27,7 @@ const todoParams = z.object({
   merge: z
     .boolean()
     .optional()
-    .describe("true: update existing items by id and append new ones. false (default): replace the whole list."),
+    .describe("true: update items by id and append new ones; false (default): replace the list."),
 });
 
 export type TodoArgs = z.infer<typeof todoParams>;

@@ -2,14 +2,12 @@
 import { z } from "zod";
 
 export const visionAnalyzeParams = z.object({
-  image_url: z.string().describe("Image URL (http/https), local file path, or data: URL to look at."),
+  image_url: z.string().describe("Image URL (http/https), local file path, or data: URL."),
   question: z.string().describe("Your question or request about the image."),
   region: z
     .array(z.number())
     .length(4)
     .optional()
-    .describe(
-      "Optional [x1, y1, x2, y2] crop in ORIGINAL-image pixel coordinates, applied before any downscaling — the crop keeps full resolution. Look at the full image first, then call again with a region to zoom into small text or fine detail.",
-    ),
+    .describe("[x1, y1, x2, y2] crop in ORIGINAL-image pixels, taken before any downscaling (full resolution): look at the whole image first, then zoom into small text or detail."),
 });
 export type VisionAnalyzeArgs = z.infer<typeof visionAnalyzeParams>;

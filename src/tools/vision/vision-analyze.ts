@@ -10,8 +10,8 @@ import { visionAnalyzeParams, type VisionAnalyzeArgs } from "./params.js";
 export type { VisionAnalyzeArgs } from "./params.js";
 
 const DESCRIPTION =
-  "Look at an image and answer a question about it: a vision model describes the image and answers, and you get its answer as text. " +
-  "Call it any time the user references an image (a screenshot, a photo, a diagram, a file in the workspace, a URL) — then answer from what it saw. " +
+  "Look at an image and answer a question about it: a vision model looks, and you get its answer as text. " +
+  "Use it whenever the user references an image (a screenshot, photo, diagram, workspace file or URL), then answer from what it saw. " +
   "Large images are scaled down; use region to zoom in.";
 
 /** Title `vision: <file name or host/path>`; the file's absolute path as location when it is a local file. */

@@ -12,7 +12,7 @@ export const WEB_SEARCH_LIMIT = 5;
 export const MAX_EXTRACT_URLS = 5;
 
 export const webSearchParams = z.object({
-  query: z.string().describe("The search query to look up on the web"),
+  query: z.string().describe("The search query"),
 });
 export type WebSearchArgs = z.infer<typeof webSearchParams>;
 
@@ -20,7 +20,7 @@ export type WebSearchArgs = z.infer<typeof webSearchParams>;
 export const webExtractParams = z.object({
   urls: z
     .preprocess((value) => (typeof value === "string" ? [value] : value), z.array(z.string()))
-    .describe(`List of http(s) URLs to extract content from (at most ${MAX_EXTRACT_URLS} per call)`),
+    .describe(`http(s) URLs to read (at most ${MAX_EXTRACT_URLS})`),
 });
 export type WebExtractArgs = z.infer<typeof webExtractParams>;
 

@@ -16,8 +16,8 @@ const writeFileParams = z.object({
   path: z
     .string()
     .min(1)
-    .describe("Path to the file: absolute, relative to the working directory, or starting with ~/"),
-  content: z.string().describe("The complete new content of the file"),
+    .describe("The file: absolute, relative to the working directory, or ~/…"),
+  content: z.string().describe("The complete new content"),
 });
 
 export type WriteFileArgs = z.infer<typeof writeFileParams>;
