@@ -52,6 +52,7 @@ await build({
   banner: { js: 'var __hermesImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   logLevel: "warning",
 });
+assertAscii(join(out, "hermes.cjs"));
 copyFileSync("scripts/launcher.js", join(out, "launcher.js"));
 /** The bins of package.json, each with its own entry file: no mode depends on the file's name. */
 const BINS = ["hermes", "hermes-acp"];
@@ -61,6 +62,18 @@ for (const bin of BINS) {
   chmodSync(entry, 0o755);
 }
 await writeCodeCache();
+
+/**
+ * The bundle must be pure ASCII: V8 then keeps its source (held for the whole run, for lazy
+ * compilation) as a one-byte string; one non-ASCII character (esbuild leaves them in regular
+ * expression literals) makes it two-byte, ~2 MB more resident memory. Write such characters as
+ * `\u` escapes in the source.
+ */
+function assertAscii(file) {
+  const text = readFileSync(file, "latin1");
+  const at = text.search(/[^\x00-\x7f]/);
+  if (at >= 0) throw new Error(`${file} is not ASCII at offset ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 20))} (write the character as a \\u escape)`);
+}
 
 /** Runs initialize + session/new once through the launcher, which writes the code cache on exit. */
 async function writeCodeCache() {

@@ -1,5 +1,6 @@
 import { canElicitForms } from "./elicitation.js";
 import { agent, methods, type AgentApp } from "@agentclientprotocol/sdk/unstable";
+import type { RuntimeLoader } from "../runtime/lazy-runtime.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { newId } from "../shared/ids.js";
 import { log } from "../shared/logger.js";
@@ -32,11 +33,25 @@ export interface AgentAppOptions {
   setupLaunch?: SetupLaunch;
 }
 
-/** The Hermes ACP agent: every handler, over one runtime. */
-export function createAgentApp(runtime: Runtime, options: AgentAppOptions = {}): { app: AgentApp; sessions: SessionManager } {
+/**
+ * The Hermes ACP agent: every handler, over one runtime. Given a `RuntimeLoader` (the CLI),
+ * `initialize` answers without building the runtime and starts its warm-up (`prewarm`) once
+ * answered; a request that needs the runtime before it is built waits for it. Once built (or given
+ * a Runtime), every handler runs exactly as over a plain Runtime.
+ */
+export function createAgentApp(source: Runtime | RuntimeLoader, options: AgentAppOptions = {}): { app: AgentApp; sessions: SessionManager } {
+  const loader: Pick<RuntimeLoader, "configuredProvider" | "loaded" | "load" | "prewarm"> =
+    "load" in source
+      ? source
+      : { configuredProvider: () => source.config.configuredProvider(), loaded: () => source, load: () => Promise.resolve(source), prewarm: () => undefined };
+  /** `body` over the runtime: at once when it is built (as over a plain Runtime), else once the loader has built it. */
+  const withRuntime = <R>(body: (runtime: Runtime) => R | Promise<R>): R | Promise<R> => {
+    const runtime = loader.loaded();
+    return runtime ? body(runtime) : loader.load().then(body);
+  };
   const sessions: SessionManager = new SessionManager({
     // `/model`: the command holds the session while it switches.
-    switchModel: (live, value) => switchSessionModel(runtime, live, value, { announce: true, held: true }),
+    switchModel: async (live, value) => withRuntime((runtime) => switchSessionModel(runtime, live, value, { announce: true, held: true })),
   });
   const app = agent({ name: "hermes-agent" })
     .onRequest(
@@ -44,24 +59,29 @@ export function createAgentApp(runtime: Runtime, options: AgentAppOptions = {}):
       guarded("initialize", ({ params }) => {
         // Remembered for every session's turns: the editor's buffers and terminals (editor-ports.ts).
         sessions.clientCapabilities = params.clientCapabilities ?? {};
-        return initializeResponse({
-          configuredProvider: runtime.config.configuredProvider(),
+        const answer = initializeResponse({
+          configuredProvider: loader.configuredProvider(),
           clientCapabilities: sessions.clientCapabilities,
           setupLaunch: options.setupLaunch,
         });
+        // After the answer is written (prewarm's steps are later macrotasks): off the critical path.
+        loader.prewarm();
+        return answer;
       }),
     )
-    .onRequest(methods.agent.logout, guarded("logout", () => handleLogout(runtime)))
+    .onRequest(methods.agent.logout, guarded("logout", () => withRuntime((runtime) => handleLogout(runtime))))
     .onRequest(
       methods.agent.authenticate,
-      guarded("authenticate", ({ params }) => {
-        authenticate(params.methodId, runtime.config, runtime.paths);
-        return {};
-      }),
+      guarded("authenticate", ({ params }) =>
+        withRuntime((runtime) => {
+          authenticate(params.methodId, runtime.config, runtime.paths);
+          return {};
+        }),
+      ),
     )
     .onRequest(
       methods.agent.session.new,
-      guarded("session/new", async ({ params, client }) => {
+      guarded("session/new", ({ params, client }) => withRuntime(async (runtime) => {
         const mcpServers = parseMcpServers(params.mcpServers);
         const session = await runtime.sessions.create(params.cwd, { mcpServers, canAskUser: canElicitForms(sessions.clientCapabilities) });
         log.info(`session ${session.id} created in ${session.cwd} (${session.providerId}:${session.model})`);
@@ -71,20 +91,20 @@ export function createAgentApp(runtime: Runtime, options: AgentAppOptions = {}):
         const notice = runtime.sessions.takeOpeningNotice(session);
         if (notice) setImmediate(() => live.updates.send({ sessionUpdate: "agent_message_chunk", messageId: newId(), content: { type: "text", text: `${notice}\n\n` } }));
         return answer;
-      }),
+      })),
     )
-    .onRequest(methods.agent.session.load, guarded("session/load", ({ params, client }) => handleLoad(runtime, sessions, client, params)))
-    .onRequest(methods.agent.session.resume, guarded("session/resume", ({ params, client }) => handleResume(runtime, sessions, client, params)))
-    .onRequest(methods.agent.session.fork, guarded("session/fork", ({ params, client }) => handleFork(runtime, sessions, client, params)))
-    .onRequest(methods.agent.session.list, guarded("session/list", ({ params }) => handleList(runtime, params)))
+    .onRequest(methods.agent.session.load, guarded("session/load", ({ params, client }) => withRuntime((runtime) => handleLoad(runtime, sessions, client, params))))
+    .onRequest(methods.agent.session.resume, guarded("session/resume", ({ params, client }) => withRuntime((runtime) => handleResume(runtime, sessions, client, params))))
+    .onRequest(methods.agent.session.fork, guarded("session/fork", ({ params, client }) => withRuntime((runtime) => handleFork(runtime, sessions, client, params))))
+    .onRequest(methods.agent.session.list, guarded("session/list", ({ params }) => withRuntime((runtime) => handleList(runtime, params))))
     .onRequest(methods.agent.session.close, guarded("session/close", ({ params }) => handleClose(sessions, params.sessionId)))
-    .onRequest(methods.agent.session.delete, guarded("session/delete", ({ params }) => handleDelete(runtime, sessions, params.sessionId)))
-    .onRequest(methods.agent.session.setMode, guarded("session/set_mode", ({ params }) => handleSetMode(runtime, sessions, params.sessionId, params.modeId)))
-    .onRequest(methods.agent.session.setConfigOption, guarded("session/set_config_option", ({ params }) => handleSetConfigOption(runtime, sessions, params)))
+    .onRequest(methods.agent.session.delete, guarded("session/delete", ({ params }) => withRuntime((runtime) => handleDelete(runtime, sessions, params.sessionId))))
+    .onRequest(methods.agent.session.setMode, guarded("session/set_mode", ({ params }) => withRuntime((runtime) => handleSetMode(runtime, sessions, params.sessionId, params.modeId))))
+    .onRequest(methods.agent.session.setConfigOption, guarded("session/set_config_option", ({ params }) => withRuntime((runtime) => handleSetConfigOption(runtime, sessions, params))))
     .onRequest(
       "session/set_model",
       parseSetModelParams,
-      guarded("session/set_model", ({ params }) => handleSetModel(runtime, sessions.get(params.sessionId), params.modelId)),
+      guarded("session/set_model", ({ params }) => withRuntime((runtime) => handleSetModel(runtime, sessions.get(params.sessionId), params.modelId))),
     )
     .onRequest(
       methods.agent.session.prompt,

@@ -1,4 +1,5 @@
 import { Readable } from "node:stream";
+import type { RuntimeLoader } from "../runtime/lazy-runtime.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { log } from "../shared/logger.js";
 import { createAgentApp, type AgentAppOptions } from "./agent-app.js";
@@ -9,7 +10,8 @@ import { jsonLinesWritable } from "./json-lines-writable.js";
 export type ServeEnd = "eof" | "stopped";
 
 /**
- * Serves ACP over the given byte streams (stdin/stdout in production). Only JSON-RPC frames are
+ * Serves ACP over the given byte streams (stdin/stdout in production) for `runtime`, or a
+ * `RuntimeLoader` that builds it after `initialize` (see `createAgentApp`). Only JSON-RPC frames are
  * written to `output`. Incoming frames pass the bounded reader (frame-reader.ts), so no input
  * line — oversize, too deep, invalid — ends the connection; each gets an error answer.
  *
@@ -19,7 +21,7 @@ export type ServeEnd = "eof" | "stopped";
  * read or write failure on the streams): the caller treats that as a crash.
  */
 export async function serveAcp(
-  runtime: Runtime,
+  runtime: Runtime | RuntimeLoader,
   input: NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
   options: { signal?: AbortSignal } & AgentAppOptions = {},

@@ -34,9 +34,13 @@ export function sendConfigOptions(live: LiveSession, options: SessionConfigOptio
 export function afterSessionOpened(live: LiveSession, runtime: Runtime, answered: SessionConfigOption[], options: { usage: boolean }): void {
   setImmediate(() => {
     if (options.usage) sendUsage(live);
-    void runtime.catalog().then((catalog) => {
-      const fresh = sessionConfigOptions(live.session, catalog);
-      if (JSON.stringify(fresh) !== JSON.stringify(answered)) sendConfigOptions(live, fresh);
+    // One turn later: the answer is flushed by an immediate queued after this one, and the first
+    // fetch loads Node's fetch (undici, ~40 ms), which must not hold the answer back.
+    setImmediate(() => {
+      void runtime.catalog().then((catalog) => {
+        const fresh = sessionConfigOptions(live.session, catalog);
+        if (JSON.stringify(fresh) !== JSON.stringify(answered)) sendConfigOptions(live, fresh);
+      });
     });
   });
 }

@@ -1,6 +1,6 @@
 import { constants } from "node:os";
 import { parseArgs } from "node:util";
-import { Runtime } from "../runtime/runtime.js";
+import { RuntimeLoader } from "../runtime/lazy-runtime.js";
 import { killAllProcesses } from "../tools/process/process-group.js";
 import { log } from "../shared/logger.js";
 import { VERSION } from "../shared/version.js";
@@ -38,7 +38,8 @@ export async function runAcpCommand(argv: string[], options: { setupLaunch?: Set
   const paths = bootstrap({ logFile: true });
   // Background processes die with the server, however it exits.
   process.once("exit", killAllProcesses);
-  const runtime = new Runtime({ home: paths.home });
+  // Built after `initialize` has answered (which needs only config.yaml), then warmed up.
+  const runtime = new RuntimeLoader({ home: paths.home });
   const { serveAcp } = await import("../acp/server.js");
   const shutdown = installShutdownHandlers();
   let code: number;

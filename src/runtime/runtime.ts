@@ -1,5 +1,6 @@
 import { homePaths, type HomePaths } from "../config/paths.js";
 import { ModelCatalog, type CatalogEntry } from "../llm/catalog.js";
+import { loadSqlite } from "../store/sqlite.js";
 import { StateStore } from "../store/state-store.js";
 import { ConfigSource } from "./config-source.js";
 import { ContextLengthCache, contextLengthCacheFile } from "./context-length-cache.js";
@@ -62,5 +63,13 @@ export class Runtime {
   catalogSnapshot(): CatalogEntry[] {
     const loaded = this.config.current();
     return loaded.ok ? this.models.snapshot(loaded.config, this.config.env) : [];
+  }
+
+  /**
+   * Loads the SQLite driver (the native module) ahead of the first store call; opens no
+   * database (state.db still opens when a session first needs it). Throws if the driver is missing.
+   */
+  warmStore(): void {
+    loadSqlite();
   }
 }

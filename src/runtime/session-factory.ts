@@ -358,6 +358,15 @@ export class SessionFactory {
     });
   }
 
+  /**
+   * Ahead of the first session (the warm-up after `initialize`): resolves `config`'s toolsets (kept
+   * for this version of config.yaml, as a session would) and derives their tools' JSON schemas
+   * (cached per tool), so the first `session/new` finds both done. Throws what resolving throws.
+   */
+  warm(config: HermesConfig): void {
+    new ToolRegistry(this.toolsetFor(config).tools).schemas();
+  }
+
   /** The toolsets of `config`, resolved once per version of config.yaml (the system prompt and the session both ask). */
   private toolsetFor(config: HermesConfig): ResolvedToolset {
     let toolset = this.toolsets.get(config);

@@ -112,8 +112,10 @@ export function parseGeneratedTitle(reply: string): string | undefined {
     .replace(/^\s*title\s*:\s*/i, "")
     .replace(/\s+/g, " ")
     .trim()
-    .replace(/^["'`“”‘’«»]+|["'`“”‘’«»]+$/g, "")
-    .replace(/[.!?:;,。！？]+$/u, "")
+    // Typographic quotes (“ ” ‘ ’ « ») and CJK full stops (。！？), written as escapes: the bundle
+    // stays ASCII, so V8 holds its source as a one-byte string (half the memory).
+    .replace(/^["'`\u201C\u201D\u2018\u2019\u00AB\u00BB]+|["'`\u201C\u201D\u2018\u2019\u00AB\u00BB]+$/g, "")
+    .replace(/[.!?:;,\u3002\uFF01\uFF1F]+$/u, "")
     .trim();
   if (!clean || clean.length > MAX_GENERATED_TITLE) return undefined;
   if (clean.split(" ").length > MAX_TITLE_WORDS) return undefined;
