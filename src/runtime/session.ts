@@ -4,7 +4,7 @@ import type { CompactionEvent, EmitAgentEvent } from "../agent/events.js";
 
 export type { AgentEvent, EmitAgentEvent } from "../agent/events.js";
 import type { ChatMessage, Provider, ResolvedProvider, TokenUsage, UserContentPart } from "../llm/types.js";
-import { callCost } from "../llm/pricing.js";
+import { SessionCost } from "./session-cost.js";
 import { newId } from "../shared/ids.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyTool } from "../tools/types.js";
@@ -60,11 +60,11 @@ export class AgentSession {
   private readonly textOnlyModels = new Set<string>();
   private readonly cadence: ReviewCadence | undefined;
   private readonly reviewer = new BackgroundReviewer();
-  /** USD of this process's model calls (see `costUsd`). */
-  private accruedCost = 0;
+  private readonly cost: SessionCost;
   private readonly compactionListeners = new Set<(event: CompactionEvent) => void>();
 
   constructor(parts: SessionParts) {
+    this.cost = new SessionCost(parts.costUsd ?? 0, parts.config.pricing);
     this.parts = parts;
     this.id = parts.id;
     this.cwd = parts.cwd;
@@ -417,16 +417,12 @@ export class AgentSession {
    * provider-reported costs, else `pricing:` prices; calls of unknown price count 0.
    */
   get costUsd(): number {
-    return (this.parts.costUsd ?? 0) + this.accruedCost;
+    return this.cost.total;
   }
 
   /** Adds one call's cost to the session's total; answers it (0 when unknown). Never throws. */
   private noteCost(usage: TokenUsage): number {
-    const cost = callCost(usage, this.model, this.parts.config.pricing) ?? 0;
-    // a provider reporting absurd costs must not turn the total into Infinity (sent as null)
-    if (!Number.isFinite(this.accruedCost + cost)) return 0;
-    this.accruedCost += cost;
-    return cost;
+    return this.cost.note(usage, this.model);
   }
 
   /** Refuses what the session's current mode does not allow (plan mode), for its turns and its review alike. */
