@@ -408,6 +408,8 @@ describe.skipIf(!usable)("hostile pages against the policy proxy and element ref
       .poll(async () => (json(await browserConsoleTool.execute({}, ctx)).blocked_requests as Array<{ url: string }> | undefined)?.map((request) => request.url) ?? [], { timeout: POLL })
       .toEqual(expect.arrayContaining([`http://${refusedHost}/popup`, `http://${refusedHost}/form`, `http://${refusedHost}/self-navigation`]));
     expect(refusedHits).toEqual([]);
+    // the refused self-navigation ends on the "Blocked" page; let it commit so it cannot land on the next test's page
+    await expect.poll(async () => json(await browserConsoleTool.execute({ expression: "document.readyState === 'complete' && document.title" }, ctx)).result, { timeout: POLL }).toBe("Blocked");
   });
 
   it("does not let a ref from the last snapshot click an element of the page that replaced it", async () => {
