@@ -8,6 +8,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
+import { lazyZodSchemas } from "./lazy-zod-schemas.mjs";
 
 /** Output folder; `HERMES_DIST_DIR` builds elsewhere (parallel work must not pull dist/ from under a test run). */
 const out = process.env.HERMES_DIST_DIR ?? "dist";
@@ -47,7 +48,7 @@ await build({
   // `import()` to work inside the launcher's vm.Script, which Node 20 allows only behind a flag;
   // bundled, they are evaluated on first use anyway and cost no measurable start-up time.)
   external: ["better-sqlite3"],
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, lazyZodSchemas],
   define: { __HERMES_VERSION__: JSON.stringify(pkg.version), "import.meta.url": "__hermesImportMetaUrl" },
   banner: { js: 'var __hermesImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   logLevel: "warning",

@@ -1,4 +1,11 @@
+import { z } from "zod";
 import { VERSION } from "../shared/version.js";
+
+// zod compiles a parser with `new Function` the first time an object schema parses; that pays off
+// over many parses of one schema, not here, where each schema parses a few times per process
+// (config.yaml, incoming frames, tool arguments) and the compile cost lands on start-up and first
+// use (~25 ms before `initialize` is answered). Parsing results are the same either way.
+z.config({ jitless: true });
 
 const USAGE = `Hermes Agent ${VERSION}
 
