@@ -1,9 +1,10 @@
 // Builds dist/: hermes.cjs (the whole CLI bundled into one minified file, native modules
 // external), one entry file per bin (hermes.js, hermes-acp.js: each calls launcher.js's
 // `launch("<bin>")`, which loads hermes.cjs with V8's code cache), and hermes.cache (that cache,
-// produced by running start-up once: initialize + session/new). Modules reached through
+// produced by running start-up and a first turn once: initialize, session/new, one prompt). Modules reached through
 // `import()` are evaluated on first use only.
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -76,30 +77,53 @@ function assertAscii(file) {
   if (at >= 0) throw new Error(`${file} is not ASCII at offset ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 20))} (write the character as a \\u escape)`);
 }
 
-/** Runs initialize + session/new once through the launcher, which writes the code cache on exit. */
+/**
+ * Runs initialize, session/new and one prompt through the launcher against a scripted model on
+ * 127.0.0.1 (one streamed chat-completions answer), so the cache the launcher writes on exit holds
+ * the code of a whole first turn, not only of start-up.
+ */
 async function writeCodeCache() {
+  const model = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      if (request.method === "GET") {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(JSON.stringify({ object: "list", data: [{ id: "warmup", object: "model" }] }));
+        return;
+      }
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      const chunk = (delta, finish) => ({ id: "warmup", object: "chat.completion.chunk", created: 0, model: "warmup", choices: [{ index: 0, delta, finish_reason: finish }] });
+      response.write(`data: ${JSON.stringify(chunk({ role: "assistant", content: "Ready." }, null))}\n\n`);
+      response.write(`data: ${JSON.stringify({ ...chunk({}, "stop"), usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } })}\n\n`);
+      response.end("data: [DONE]\n\n");
+    });
+  });
+  await new Promise((resolve) => model.listen(0, "127.0.0.1", resolve));
   const home = mkdtempSync(join(tmpdir(), "hermes-build-"));
-  writeFileSync(join(home, "config.yaml"), "model:\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\n  default: warmup\n");
+  writeFileSync(join(home, "config.yaml"), `model:\n  provider: custom\n  base_url: http://127.0.0.1:${model.address().port}/v1\n  default: warmup\n`);
   const child = spawn(process.execPath, [join(out, "hermes-acp.js")], {
-    env: { ...process.env, HERMES_HOME: home, HERMES_CODE_CACHE_OUT: join(out, "hermes.cache") },
+    env: { ...process.env, HERMES_HOME: home, HERMES_CODE_CACHE_OUT: join(out, "hermes.cache"), HERMES_BACKGROUND_REVIEW: "off", HERMES_TITLE_GENERATION: "off" },
     stdio: ["pipe", "pipe", "ignore"],
   });
-  const frames = [
-    { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } },
-    { jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: home, mcpServers: [] } },
-  ];
+  const send = (id, method, params) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
   let answered = 0;
   let buffered = "";
   child.stdout.on("data", (chunk) => {
     buffered += chunk;
     const lines = buffered.split("\n");
     buffered = lines.pop() ?? "";
-    answered += lines.filter((line) => line.includes('"id":')).length;
-    if (answered === 1) child.stdin.write(JSON.stringify(frames[1]) + "\n");
-    if (answered >= 2) child.stdin.end();
+    for (const line of lines) {
+      const frame = JSON.parse(line);
+      if (frame.id === undefined || frame.method !== undefined) continue;
+      answered += 1;
+      if (frame.id === 2 && frame.result) send(3, "session/prompt", { sessionId: frame.result.sessionId, prompt: [{ type: "text", text: "Say ready." }] });
+      else if (frame.id === 1) send(2, "session/new", { cwd: home, mcpServers: [] });
+      else child.stdin.end();
+    }
   });
-  child.stdin.write(JSON.stringify(frames[0]) + "\n");
+  send(1, "initialize", { protocolVersion: 1, clientCapabilities: {} });
   const code = await new Promise((resolve) => child.on("exit", resolve));
+  model.close();
   rmSync(home, { recursive: true, force: true });
-  if (code !== 0 || answered < 2) throw new Error(`code-cache warm-up failed (exit ${code}, ${answered} answers)`);
+  if (code !== 0 || answered < 3) throw new Error(`code-cache warm-up failed (exit ${code}, ${answered} answers)`);
 }
