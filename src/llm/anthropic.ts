@@ -9,6 +9,7 @@ import { thinkingParams } from "./anthropic-thinking.js";
 import { abortedEvent, connectTimeoutMs, openGuardedCall, sdkTimeoutMs, type WireProviderOptions } from "./guarded-stream.js";
 import { classifySdkError, CONTEXT_OVERFLOW, redactor } from "./provider-errors.js";
 import type { FinishReason, ModelRequest, Provider, ProviderErrorKind, ProviderEvent, ReasoningDetail, TokenUsage } from "./types.js";
+import { httpFetch } from "./http-fetch.js";
 
 type AnthropicModule = typeof import("@anthropic-ai/sdk");
 type AnthropicClient = InstanceType<AnthropicModule["Anthropic"]>;
@@ -75,6 +76,7 @@ function createClient(mod: AnthropicModule, options: AnthropicProviderOptions): 
     timeout: sdkTimeoutMs(connectTimeoutMs(options)),
     logLevel: "off",
     openTelemetry: false,
+    fetch: httpFetch,
   });
 }
 

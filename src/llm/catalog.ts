@@ -6,6 +6,7 @@
  */
 import type { HermesConfig } from "../config/schema.js";
 import { configuredEndpoints, customModelId, namedProviderNames, NO_KEY, type ProviderEndpoint } from "./resolve.js";
+import { httpFetch } from "./http-fetch.js";
 
 /** One choice of the picker. `id` is `provider:model`, or Hermes' `custom:<slug>:<model>` for a named endpoint. */
 export interface CatalogEntry {
@@ -23,7 +24,7 @@ export interface LiveModel {
 }
 
 export interface ModelCatalogOptions {
-  /** Default the global `fetch`. */
+  /** Default `httpFetch` (node:http, see http-fetch.ts). */
   fetch?: typeof fetch;
   /** Longest wait for one endpoint's list, body included. Default 1,500 ms. */
   timeoutMs?: number;
@@ -78,7 +79,7 @@ export class ModelCatalog {
   private readonly now: () => number;
 
   constructor(options: ModelCatalogOptions = {}) {
-    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+    this.fetchImpl = options.fetch ?? httpFetch;
     this.timeoutMs = options.timeoutMs ?? CATALOG_FETCH_TIMEOUT_MS;
     this.retryFailedAfterMs = options.retryFailedAfterMs ?? 60_000;
     this.now = options.now ?? Date.now;

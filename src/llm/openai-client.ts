@@ -6,6 +6,7 @@
 import { connectTimeoutMs, sdkTimeoutMs, type WireProviderOptions } from "./guarded-stream.js";
 import { classifySdkError } from "./provider-errors.js";
 import type { ProviderErrorKind, ProviderEvent } from "./types.js";
+import { httpFetch } from "./http-fetch.js";
 
 export type OpenAiModule = typeof import("openai");
 export type OpenAiClient = InstanceType<OpenAiModule["OpenAI"]>;
@@ -35,6 +36,7 @@ export function lazyOpenAiClient(options: OpenAiChatProviderOptions): () => Prom
         logLevel: "off",
         organization: null,
         project: null,
+        fetch: httpFetch,
       }),
     }));
     loading.catch(() => (loading = undefined));

@@ -1,0 +1,212 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
+import { afterEach, describe, expect, it } from "vitest";
+import { httpFetch } from "./http-fetch.js";
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage["headers"];
+  body: string;
+  remotePort: number | undefined;
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    const closed = new Promise((resolve) => server.close(resolve));
+    server.closeAllConnections();
+    await closed;
+  }
+});
+
+/** A real HTTP server on 127.0.0.1 answering with `handler`; `seen` records every request. */
+async function serve(handler: (request: IncomingMessage, response: ServerResponse, seen: Seen) => void): Promise<{ url: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const server = createServer((request, response) => {
+    let body = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => (body += chunk));
+    request.on("end", () => {
+      const entry = { method: request.method ?? "", url: request.url ?? "", headers: request.headers, body, remotePort: request.socket.remotePort };
+      seen.push(entry);
+      handler(request, response, entry);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+describe("httpFetch", () => {
+  it("sends method, headers and a JSON body, and reads status, headers and JSON like fetch", async () => {
+    const { url, seen } = await serve((_request, response, entry) => {
+      response.writeHead(201, { "content-type": "application/json", "x-request-id": "req-1" });
+      response.end(JSON.stringify({ echoed: JSON.parse(entry.body) as unknown }));
+    });
+    const response = await httpFetch(`${url}/v1/chat?x=1`, {
+      method: "post",
+      headers: new Headers({ Authorization: "Bearer k", "Content-Type": "application/json" }),
+      body: JSON.stringify({ a: 1 }),
+    });
+    expect(response.status).toBe(201);
+    expect(response.ok).toBe(true);
+    expect(response.headers.get("x-request-id")).toBe("req-1");
+    expect(response.url).toBe(`${url}/v1/chat?x=1`);
+    expect(response.redirected).toBe(false);
+    expect(await response.json()).toEqual({ echoed: { a: 1 } });
+    expect(seen[0]).toMatchObject({ method: "POST", url: "/v1/chat?x=1", body: '{"a":1}' });
+    expect(seen[0]?.headers).toMatchObject({ authorization: "Bearer k", "content-type": "application/json", "content-length": "7", accept: "*/*" });
+    expect(seen[0]?.headers["accept-encoding"]).toContain("gzip");
+  });
+
+  it("takes headers as pairs or a record, and bytes or URLSearchParams bodies", async () => {
+    const { url, seen } = await serve((_request, response) => response.end("ok"));
+    await (await httpFetch(url, { method: "PUT", headers: [["X-One", "1"], ["x-one", "2"]], body: new TextEncoder().encode("bytes") })).text();
+    await (await httpFetch(new URL(url), { method: "POST", headers: { "X-Two": "2" }, body: new URLSearchParams({ q: "a b" }) })).text();
+    expect(seen[0]).toMatchObject({ method: "PUT", body: "bytes" });
+    expect(seen[0]?.headers["x-one"]).toBe("1, 2");
+    expect(seen[1]).toMatchObject({ body: "q=a+b" });
+    expect(seen[1]?.headers["content-type"]).toBe("application/x-www-form-urlencoded;charset=UTF-8");
+    expect(seen[1]?.headers["x-two"]).toBe("2");
+  });
+
+  it("streams the body as it arrives (server-sent events)", async () => {
+    let finish: (() => void) | undefined;
+    const { url } = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write("data: one\n\n");
+      finish = () => response.end("data: two\n\n");
+    });
+    const response = await httpFetch(url);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe("data: one\n\n");
+    finish?.();
+    let rest = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    expect(rest).toBe("data: two\n\n");
+  });
+
+  it.each([
+    ["gzip", gzipSync],
+    ["deflate", deflateSync],
+    ["br", brotliCompressSync],
+  ] as const)("decompresses a %s body", async (encoding, compress) => {
+    const { url } = await serve((_request, response) => {
+      response.writeHead(200, { "content-encoding": encoding });
+      response.end(compress(Buffer.from("hello, compressed world")));
+    });
+    expect(await (await httpFetch(url)).text()).toBe("hello, compressed world");
+  });
+
+  it("errors the body of a corrupt compressed response instead of returning garbage", async () => {
+    const { url } = await serve((_request, response) => {
+      response.writeHead(200, { "content-encoding": "gzip" });
+      response.end("this is not gzip");
+    });
+    await expect((await httpFetch(url)).text()).rejects.toThrow();
+  });
+
+  it("gives 204 and HEAD responses no body, and keeps error statuses as responses", async () => {
+    const { url } = await serve((request, response) => {
+      if (request.url === "/empty") response.writeHead(204).end();
+      else if (request.method === "HEAD") response.writeHead(200, { "content-length": "5" }).end();
+      else response.writeHead(429, { "retry-after": "3" }).end('{"error":"slow down"}');
+    });
+    const empty = await httpFetch(`${url}/empty`);
+    expect(empty.status).toBe(204);
+    expect(empty.body).toBeNull();
+    const head = await httpFetch(url, { method: "HEAD" });
+    expect(head.body).toBeNull();
+    const limited = await httpFetch(url);
+    expect(limited.ok).toBe(false);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("3");
+    expect(await limited.text()).toBe('{"error":"slow down"}');
+  });
+
+  it("follows redirects: 307 keeps method and body, 303 becomes a GET, and another origin gets no credentials", async () => {
+    const other = await serve((_request, response) => response.end("elsewhere"));
+    const { url, seen } = await serve((request, response) => {
+      if (request.url === "/temp") response.writeHead(307, { location: "/final" }).end();
+      else if (request.url === "/see-other") response.writeHead(303, { location: `${url}/final` }).end();
+      else if (request.url === "/away") response.writeHead(302, { location: `${other.url}/landing` }).end();
+      else response.end(`${request.method} ${request.url}`);
+    });
+    const kept = await httpFetch(`${url}/temp`, { method: "POST", body: "payload", headers: { authorization: "Bearer k" } });
+    expect(await kept.text()).toBe("POST /final");
+    expect(kept.redirected).toBe(true);
+    expect(kept.url).toBe(`${url}/final`);
+    expect(seen.find((entry) => entry.url === "/final")).toMatchObject({ method: "POST", body: "payload" });
+    expect(await (await httpFetch(`${url}/see-other`, { method: "POST", body: "x" })).text()).toBe("GET /final");
+    const away = await httpFetch(`${url}/away`, { headers: { authorization: "Bearer k", "x-api-key": "k2", "x-keep": "1" } });
+    expect(await away.text()).toBe("elsewhere");
+    expect(other.seen[0]?.headers.authorization).toBeUndefined();
+    expect(other.seen[0]?.headers["x-api-key"]).toBeUndefined();
+    expect(other.seen[0]?.headers["x-keep"]).toBe("1");
+  });
+
+  it("stops after 20 redirects with a fetch failure", async () => {
+    const { url } = await serve((_request, response) => response.writeHead(302, { location: "/again" }).end());
+    await expect(httpFetch(url)).rejects.toMatchObject({ name: "TypeError", message: "fetch failed", cause: { message: "more than 20 redirects" } });
+  });
+
+  it("rejects a refused connection as fetch does: TypeError 'fetch failed' with the socket error as cause", async () => {
+    const { url } = await serve(() => undefined);
+    const port = new URL(url).port;
+    const [server] = servers.splice(0);
+    await new Promise((resolve) => server?.close(resolve));
+    await expect(httpFetch(`http://127.0.0.1:${port}/`)).rejects.toMatchObject({ name: "TypeError", message: "fetch failed", cause: { code: "ECONNREFUSED" } });
+  });
+
+  it("rejects with the signal's reason when aborted before the answer, and errors the body when aborted during it", async () => {
+    const { url } = await serve((request, response) => {
+      if (request.url === "/slow") return; // never answers
+      response.writeHead(200);
+      response.write("partial");
+    });
+    const before = new AbortController();
+    const pending = httpFetch(`${url}/slow`, { signal: before.signal });
+    setTimeout(() => before.abort(), 20);
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+    await expect(httpFetch(url, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
+
+    const during = new AbortController();
+    const response = await httpFetch(url, { signal: during.signal });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    during.abort();
+    await expect(reader.read()).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("errors the body when the server cuts the connection mid-answer", async () => {
+    const { url } = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write("data: one\n\n");
+      setTimeout(() => response.socket?.destroy(), 10);
+    });
+    await expect((await httpFetch(url)).text()).rejects.toThrow();
+  });
+
+  it("reuses a kept-alive connection for the next request", async () => {
+    const { url, seen } = await serve((_request, response) => response.end("ok"));
+    await (await httpFetch(url)).text();
+    await (await httpFetch(url)).text();
+    expect(seen).toHaveLength(2);
+    expect(seen[1]?.remotePort).toBe(seen[0]?.remotePort);
+  });
+
+  it("leaves what it does not do to the global fetch (a Request object, a Blob body, manual redirects)", async () => {
+    const { url, seen } = await serve((request, response) => {
+      if (request.url === "/moved") response.writeHead(302, { location: "/x" }).end();
+      else response.end(`got ${request.method}`);
+    });
+    expect(await (await httpFetch(new Request(`${url}/req`, { method: "DELETE" }))).text()).toBe("got DELETE");
+    expect(await (await httpFetch(`${url}/blob`, { method: "POST", body: new Blob(["blob body"]) })).text()).toBe("got POST");
+    expect(seen.find((entry) => entry.url === "/blob")?.body).toBe("blob body");
+    const manual = await httpFetch(`${url}/moved`, { redirect: "manual" });
+    expect(manual.status).toBe(302);
+  });
+});

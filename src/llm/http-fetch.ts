@@ -1,0 +1,217 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { Readable, pipeline } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate, type BrotliDecompress, type Gunzip, type Inflate } from "node:zlib";
+
+/**
+ * `fetch` for the model SDKs and model lists, over node:http and node:https. Node's own `fetch`
+ * (undici) instantiates its HTTP parser in WebAssembly on first use: ~45 ms of CPU and a ~30 MB
+ * peak of resident memory, in the middle of a session's first prompt. This one does what those
+ * callers ask of `fetch` — a method, headers, a string or bytes body, an abort signal, following
+ * redirects — and hands back a standard `Response` whose body streams as it arrives.
+ *
+ * Contract, as the fetch standard: resolves with the response once its headers arrive (any HTTP
+ * status); rejects with `signal.reason` (an `AbortError` by default) when the signal aborts first,
+ * and with `TypeError("fetch failed", { cause })` when the connection fails, naming the network
+ * error in `cause` (e.g. `ECONNREFUSED`); an abort after the headers errors the body stream with
+ * the same reason. Bodies are decompressed (gzip, deflate, br) and `url` / `redirected` are set.
+ * Redirects are followed up to 20 times; a 303, or a 301/302 after a POST, becomes a GET without
+ * body; a redirect to another origin drops the credentials (`authorization`, `cookie`,
+ * `proxy-authorization`, `x-api-key`, `api-key`). Connections are kept alive and reused (an idle
+ * one closes after 4 s, or sooner when the server says so) and never hold the process open.
+ * Anything else — a `Request` object, a stream, form-data or blob body, another `redirect` mode, a
+ * non-HTTP URL — goes to the global `fetch` unchanged.
+ */
+export const httpFetch: typeof fetch = (input, init) => {
+  const plan = planRequest(input, init);
+  return plan ? send(plan, 0) : fetch(input, init);
+};
+
+interface RequestPlan {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+  signal: AbortSignal | undefined;
+  redirected: boolean;
+}
+
+const MAX_REDIRECTS = 20;
+const IDLE_SOCKET_MS = 4_000;
+const agents = {
+  "http:": new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  "https:": new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+};
+const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization", "x-api-key", "api-key"];
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/** The request to send, or undefined when it needs something only the global fetch does. */
+function planRequest(input: Parameters<typeof fetch>[0], init: RequestInit | undefined): RequestPlan | undefined {
+  let url: URL;
+  if (typeof input === "string") url = new URL(input);
+  else if (input instanceof URL) url = new URL(input.href);
+  else return undefined;
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  if (init?.redirect !== undefined && init.redirect !== "follow") return undefined;
+  const headers = headerRecord(init?.headers);
+  if (!headers) return undefined;
+  const body = bodyBytes(init?.body, headers);
+  if (body === null) return undefined;
+  headers.accept ??= "*/*";
+  headers["accept-encoding"] ??= "gzip, deflate, br";
+  return { url, method: (init?.method ?? "GET").toUpperCase(), headers, body, signal: init?.signal ?? undefined, redirected: false };
+}
+
+/** Header names lower-cased; undefined for a form this does not read. */
+function headerRecord(init: HeadersInit | undefined): Record<string, string> | undefined {
+  const record: Record<string, string> = {};
+  const add = (name: string, value: string): void => {
+    const key = name.toLowerCase();
+    record[key] = record[key] === undefined ? value : `${record[key]}, ${value}`;
+  };
+  if (init === undefined) return record;
+  if (Array.isArray(init)) {
+    for (const pair of init) {
+      if (pair.length !== 2 || typeof pair[0] !== "string" || typeof pair[1] !== "string") return undefined;
+      add(pair[0], pair[1]);
+    }
+    return record;
+  }
+  const forEach = (init as { forEach?: unknown }).forEach;
+  if (typeof forEach === "function") {
+    (init as Headers).forEach((value, name) => add(name, value));
+    return record;
+  }
+  for (const [name, value] of Object.entries(init)) if (typeof value === "string") add(name, value);
+  return record;
+}
+
+/** The body as bytes (setting `content-type` as fetch does for text); null for a kind left to the global fetch. */
+function bodyBytes(body: RequestInit["body"], headers: Record<string, string>): Buffer | undefined | null {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === "string") {
+    headers["content-type"] ??= "text/plain;charset=UTF-8";
+    return Buffer.from(body, "utf8");
+  }
+  if (body instanceof URLSearchParams) {
+    headers["content-type"] ??= "application/x-www-form-urlencoded;charset=UTF-8";
+    return Buffer.from(body.toString(), "utf8");
+  }
+  if (body instanceof ArrayBuffer) return Buffer.from(body);
+  if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return null;
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+}
+
+function send(plan: RequestPlan, redirects: number): Promise<Response> {
+  const { url, method, headers, body, signal } = plan;
+  if (signal?.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<Response>((resolve, reject) => {
+    const outgoing: OutgoingHttpHeaders = { ...headers };
+    if (body) outgoing["content-length"] = String(body.length);
+    const start = url.protocol === "https:" ? httpsRequest : httpRequest;
+    const request = start(url, { method, headers: outgoing, agent: agents[url.protocol as "http:" | "https:"] });
+    let settled = false;
+    let response: IncomingMessage | undefined;
+    const onAbort = (): void => {
+      const reason = abortReason(signal as AbortSignal);
+      const error = reason instanceof Error ? reason : new DOMException(String(reason), "AbortError");
+      if (!settled) {
+        settled = true;
+        reject(reason);
+      }
+      request.destroy(error);
+      response?.destroy(error);
+    };
+    const release = (): void => signal?.removeEventListener("abort", onAbort);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    request.on("error", (error) => {
+      release();
+      if (settled) return;
+      settled = true;
+      reject(new TypeError("fetch failed", { cause: error }));
+    });
+    request.on("response", (incoming) => {
+      response = incoming;
+      const status = incoming.statusCode ?? 0;
+      const location = incoming.headers.location;
+      if (location !== undefined && [301, 302, 303, 307, 308].includes(status)) {
+        incoming.resume();
+        release();
+        settled = true;
+        const next = redirectPlan(plan, location, status);
+        if (redirects >= MAX_REDIRECTS) reject(new TypeError("fetch failed", { cause: new Error(`more than ${MAX_REDIRECTS} redirects`) }));
+        else if (!next) reject(new TypeError("fetch failed", { cause: new Error(`unusable redirect location ${JSON.stringify(location)}`) }));
+        else resolve(send(next, redirects + 1));
+        return;
+      }
+      settled = true;
+      try {
+        resolve(toResponse(plan, incoming, release));
+      } catch (error) {
+        // A status `Response` cannot carry (below 200 or above 599).
+        incoming.destroy();
+        release();
+        reject(new TypeError("fetch failed", { cause: error }));
+      }
+    });
+    request.end(body);
+  });
+}
+
+/** The request a redirect asks for, or undefined when its location is not an http(s) URL. */
+function redirectPlan(plan: RequestPlan, location: string, status: number): RequestPlan | undefined {
+  let url: URL;
+  try {
+    url = new URL(location, plan.url);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  const headers = { ...plan.headers };
+  let { method, body } = plan;
+  if ((status === 303 && method !== "HEAD") || ((status === 301 || status === 302) && method === "POST")) {
+    method = "GET";
+    body = undefined;
+    for (const name of ["content-type", "content-length", "content-encoding", "content-language", "content-location"]) delete headers[name];
+  }
+  if (url.origin !== plan.url.origin) for (const name of CREDENTIAL_HEADERS) delete headers[name];
+  return { ...plan, url, method, headers, body, redirected: true };
+}
+
+function toResponse(plan: RequestPlan, incoming: IncomingMessage, release: () => void): Response {
+  const status = incoming.statusCode ?? 0;
+  const headers = new Headers();
+  const raw = incoming.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  incoming.once("close", release);
+  let body: ReadableStream<Uint8Array> | null = null;
+  if (plan.method === "HEAD" || NULL_BODY_STATUSES.has(status)) {
+    incoming.resume();
+  } else {
+    const decoder = decoderFor(incoming.headers["content-encoding"]);
+    const stream = decoder ? pipeline(incoming, decoder, () => undefined) : incoming;
+    body = Readable.toWeb(stream) as ReadableStream<Uint8Array>;
+  }
+  const response = new Response(body, { status, statusText: incoming.statusMessage ?? "", headers });
+  Object.defineProperty(response, "url", { value: plan.url.href });
+  Object.defineProperty(response, "redirected", { value: plan.redirected });
+  return response;
+}
+
+function decoderFor(encoding: string | undefined): Gunzip | Inflate | BrotliDecompress | undefined {
+  switch (encoding?.trim().toLowerCase()) {
+    case "gzip":
+    case "x-gzip":
+      return createGunzip();
+    case "deflate":
+      return createInflate();
+    case "br":
+      return createBrotliDecompress();
+    default:
+      return undefined;
+  }
+}
