@@ -1,7 +1,7 @@
 import { constants } from "node:os";
 import { parseArgs } from "node:util";
 import { RuntimeLoader } from "../runtime/lazy-runtime.js";
-import { killAllProcesses } from "../tools/process/process-group.js";
+import { killAllProcesses } from "../tools/process/live-groups.js";
 import { log } from "../shared/logger.js";
 import { VERSION } from "../shared/version.js";
 import type { SetupLaunch } from "../acp/auth.js";

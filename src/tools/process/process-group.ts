@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
+import { releaseGroup, signalGroup, trackGroup } from "./live-groups.js";
+
+export { killAllProcesses, releaseGroup, signalGroup, trackedGroups } from "./live-groups.js";
 
 /**
  * Child processes that run in their own process group (pgid = the child's pid), so that one
- * signal reaches the shell and everything it started. Every live group is tracked module-wide
+ * signal reaches the shell and everything it started. Every live group is tracked (live-groups.ts)
  * so `killAllProcesses()` can stop them when the server exits.
  */
 
@@ -14,8 +17,6 @@ export const TERMINATE_GRACE_MS = 500;
 const KILL_WAIT_MS = 3000;
 const POLL_MS = 20;
 
-/** Process groups spawned by this module that may still have members. */
-const liveGroups = new Set<number>();
 
 export interface GroupSpawnSpec {
   file: string;
@@ -41,23 +42,8 @@ export function spawnGroup(spec: GroupSpawnSpec): ChildProcess {
     stdio: [spec.stdin, "pipe", "pipe", ...Array.from({ length: spec.extraPipes ?? 0 }, () => "pipe" as const)],
     windowsHide: true,
   });
-  if (child.pid !== undefined) liveGroups.add(child.pid);
+  if (child.pid !== undefined) trackGroup(child.pid);
   return child;
-}
-
-/** Forgets a group whose members are all gone. */
-export function releaseGroup(pgid: number): void {
-  liveGroups.delete(pgid);
-}
-
-/** Sends a signal to every member of the group; false when the group no longer exists. */
-export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -235,21 +221,4 @@ export async function terminateTree(pid: number, graceMs = TERMINATE_GRACE_MS): 
   while (Date.now() < deadline && descendants().length > 0) await delay(POLL_MS);
   signalEach(descendants(), "SIGKILL");
   return gone;
-}
-
-/**
- * SIGKILLs every process group this module started that may still be running: foreground
- * commands, background processes of every session. Synchronous, so it is safe in an `exit`
- * handler; the server calls it on exit (nothing here registers process hooks itself).
- */
-export function killAllProcesses(): void {
-  for (const pgid of [...liveGroups]) {
-    signalGroup(pgid, "SIGKILL");
-    liveGroups.delete(pgid);
-  }
-}
-
-/** Groups currently tracked, for tests and diagnostics. */
-export function trackedGroups(): number[] {
-  return [...liveGroups];
 }
