@@ -7,12 +7,34 @@ import { log } from "../shared/logger.js";
 import { authenticate, type SetupLaunch } from "./auth.js";
 import { toRequestError } from "./errors.js";
 import { initializeResponse } from "./initialize.js";
-import { handleLogout } from "./logout.js";
-import { parseMcpServers } from "./mcp-params.js";
-import { handleSetConfigOption, handleSetMode, handleSetModel, parseSetModelParams, switchSessionModel } from "./config-handlers.js";
-import { handleClose, handleDelete, handleFork, handleList, handleLoad, handleResume, opened } from "./session-handlers.js";
-import { handlePrompt } from "./prompt-handler.js";
+import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import { SessionManager } from "./session-manager.js";
+
+type RequestHandlers = typeof import("./request-handlers.js");
+let loadedHandlers: RequestHandlers | undefined;
+let loadingHandlers: Promise<RequestHandlers> | undefined;
+/** The handlers' module (see request-handlers.ts): at once once evaluated, else on its first load; a failed load is tried again. */
+function handlers(): RequestHandlers | Promise<RequestHandlers> {
+  if (loadedHandlers) return loadedHandlers;
+  loadingHandlers ??= import("./request-handlers.js").then((module) => (loadedHandlers = module));
+  loadingHandlers.catch(() => (loadingHandlers = undefined));
+  return loadingHandlers;
+}
+
+/** `body` over the handlers' module: synchronously once it is evaluated. */
+function withHandlers<R>(body: (handlers: RequestHandlers) => R | Promise<R>): R | Promise<R> {
+  const module = handlers();
+  return "then" in module ? module.then(body) : body(module);
+}
+
+/** Params of `session/set_model`, checked by hand (the method is not in the SDK's schema). */
+function parseSetModelParams(params: unknown): { sessionId: string; modelId: string } {
+  const value = params as { sessionId?: unknown; modelId?: unknown } | null;
+  if (!value || typeof value.sessionId !== "string" || typeof value.modelId !== "string") {
+    throw RequestError.invalidParams(undefined, "session/set_model takes {sessionId, modelId} strings");
+  }
+  return { sessionId: value.sessionId, modelId: value.modelId };
+}
 
 /** Errors leave handlers as JSON-RPC errors with user-facing messages; the server keeps serving. */
 function guarded<A, R>(method: string, handler: (arg: A) => Promise<R> | R): (arg: A) => Promise<R> {
@@ -44,14 +66,20 @@ export function createAgentApp(source: Runtime | RuntimeLoader, options: AgentAp
     "load" in source
       ? source
       : { configuredProvider: () => source.config.configuredProvider(), loaded: () => source, load: () => Promise.resolve(source), prewarm: () => undefined };
-  /** `body` over the runtime: at once when it is built (as over a plain Runtime), else once the loader has built it. */
-  const withRuntime = <R>(body: (runtime: Runtime) => R | Promise<R>): R | Promise<R> => {
+  /**
+   * `body` over the runtime and the handlers: at once when both are ready (as over a plain
+   * Runtime), else once the loader has built the runtime and the handlers' module is evaluated.
+   */
+  const withRuntime = <R>(body: (runtime: Runtime, handlers: RequestHandlers) => R | Promise<R>): R | Promise<R> => {
     const runtime = loader.loaded();
-    return runtime ? body(runtime) : loader.load().then(body);
+    if (runtime && loadedHandlers) return body(runtime, loadedHandlers);
+    return Promise.all([runtime ?? loader.load(), handlers()]).then(([built, module]) => body(built, module));
   };
+  // Over a plain Runtime nothing waits for `initialize`: the handlers load now, before the first request.
+  if (!("load" in source)) void Promise.resolve(handlers()).catch(() => undefined);
   const sessions: SessionManager = new SessionManager({
     // `/model`: the command holds the session while it switches.
-    switchModel: async (live, value) => withRuntime((runtime) => switchSessionModel(runtime, live, value, { announce: true, held: true })),
+    switchModel: async (live, value) => withRuntime((runtime, h) => h.switchSessionModel(runtime, live, value, { announce: true, held: true })),
   });
   const app = agent({ name: "hermes-agent" })
     .onRequest(
@@ -65,11 +93,11 @@ export function createAgentApp(source: Runtime | RuntimeLoader, options: AgentAp
           setupLaunch: options.setupLaunch,
         });
         // After the answer is written (prewarm's steps are later macrotasks): off the critical path.
-        loader.prewarm();
+        loader.prewarm(() => handlers());
         return answer;
       }),
     )
-    .onRequest(methods.agent.logout, guarded("logout", () => withRuntime((runtime) => handleLogout(runtime))))
+    .onRequest(methods.agent.logout, guarded("logout", () => withRuntime((runtime, h) => h.handleLogout(runtime))))
     .onRequest(
       methods.agent.authenticate,
       guarded("authenticate", ({ params }) =>
@@ -81,34 +109,34 @@ export function createAgentApp(source: Runtime | RuntimeLoader, options: AgentAp
     )
     .onRequest(
       methods.agent.session.new,
-      guarded("session/new", ({ params, client }) => withRuntime(async (runtime) => {
-        const mcpServers = parseMcpServers(params.mcpServers);
+      guarded("session/new", ({ params, client }) => withRuntime(async (runtime, h) => {
+        const mcpServers = h.parseMcpServers(params.mcpServers);
         const session = await runtime.sessions.create(params.cwd, { mcpServers, canAskUser: canElicitForms(sessions.clientCapabilities) });
         log.info(`session ${session.id} created in ${session.cwd} (${session.providerId}:${session.model})`);
         const live = sessions.add(session, client);
-        const answer = { sessionId: session.id, ...opened(runtime, live, { usage: true, capabilities: () => sessions.clientCapabilities }) };
+        const answer = { sessionId: session.id, ...h.opened(runtime, live, { usage: true, capabilities: () => sessions.clientCapabilities }) };
         // The model chosen from the endpoint's list (no model configured) is the session's first update, after the answer.
         const notice = runtime.sessions.takeOpeningNotice(session);
         if (notice) setImmediate(() => live.updates.send({ sessionUpdate: "agent_message_chunk", messageId: newId(), content: { type: "text", text: `${notice}\n\n` } }));
         return answer;
       })),
     )
-    .onRequest(methods.agent.session.load, guarded("session/load", ({ params, client }) => withRuntime((runtime) => handleLoad(runtime, sessions, client, params))))
-    .onRequest(methods.agent.session.resume, guarded("session/resume", ({ params, client }) => withRuntime((runtime) => handleResume(runtime, sessions, client, params))))
-    .onRequest(methods.agent.session.fork, guarded("session/fork", ({ params, client }) => withRuntime((runtime) => handleFork(runtime, sessions, client, params))))
-    .onRequest(methods.agent.session.list, guarded("session/list", ({ params }) => withRuntime((runtime) => handleList(runtime, params))))
-    .onRequest(methods.agent.session.close, guarded("session/close", ({ params }) => handleClose(sessions, params.sessionId)))
-    .onRequest(methods.agent.session.delete, guarded("session/delete", ({ params }) => withRuntime((runtime) => handleDelete(runtime, sessions, params.sessionId))))
-    .onRequest(methods.agent.session.setMode, guarded("session/set_mode", ({ params }) => withRuntime((runtime) => handleSetMode(runtime, sessions, params.sessionId, params.modeId))))
-    .onRequest(methods.agent.session.setConfigOption, guarded("session/set_config_option", ({ params }) => withRuntime((runtime) => handleSetConfigOption(runtime, sessions, params))))
+    .onRequest(methods.agent.session.load, guarded("session/load", ({ params, client }) => withRuntime((runtime, h) => h.handleLoad(runtime, sessions, client, params))))
+    .onRequest(methods.agent.session.resume, guarded("session/resume", ({ params, client }) => withRuntime((runtime, h) => h.handleResume(runtime, sessions, client, params))))
+    .onRequest(methods.agent.session.fork, guarded("session/fork", ({ params, client }) => withRuntime((runtime, h) => h.handleFork(runtime, sessions, client, params))))
+    .onRequest(methods.agent.session.list, guarded("session/list", ({ params }) => withRuntime((runtime, h) => h.handleList(runtime, params))))
+    .onRequest(methods.agent.session.close, guarded("session/close", ({ params }) => withHandlers((h) => h.handleClose(sessions, params.sessionId))))
+    .onRequest(methods.agent.session.delete, guarded("session/delete", ({ params }) => withRuntime((runtime, h) => h.handleDelete(runtime, sessions, params.sessionId))))
+    .onRequest(methods.agent.session.setMode, guarded("session/set_mode", ({ params }) => withRuntime((runtime, h) => h.handleSetMode(runtime, sessions, params.sessionId, params.modeId))))
+    .onRequest(methods.agent.session.setConfigOption, guarded("session/set_config_option", ({ params }) => withRuntime((runtime, h) => h.handleSetConfigOption(runtime, sessions, params))))
     .onRequest(
       "session/set_model",
       parseSetModelParams,
-      guarded("session/set_model", ({ params }) => withRuntime((runtime) => handleSetModel(runtime, sessions.get(params.sessionId), params.modelId))),
+      guarded("session/set_model", ({ params }) => withRuntime((runtime, h) => h.handleSetModel(runtime, sessions.get(params.sessionId), params.modelId))),
     )
     .onRequest(
       methods.agent.session.prompt,
-      guarded("session/prompt", ({ params, signal }) => handlePrompt(sessions, params, signal)),
+      guarded("session/prompt", ({ params, signal }) => withHandlers((h) => h.handlePrompt(sessions, params, signal))),
     )
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       sessions.find(params.sessionId)?.cancel();

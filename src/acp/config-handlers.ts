@@ -96,11 +96,3 @@ export async function handleSetModel(runtime: Runtime, live: LiveSession, modelI
   return {};
 }
 
-/** Params of `session/set_model`, checked by hand (the method is not in the SDK's schema). */
-export function parseSetModelParams(params: unknown): { sessionId: string; modelId: string } {
-  const value = params as { sessionId?: unknown; modelId?: unknown } | null;
-  if (!value || typeof value.sessionId !== "string" || typeof value.modelId !== "string") {
-    throw RequestError.invalidParams(undefined, "session/set_model takes {sessionId, modelId} strings");
-  }
-  return { sessionId: value.sessionId, modelId: value.modelId };
-}
