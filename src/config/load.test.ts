@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { HermesError } from "../shared/errors.js";
-import { loadConfig, tryLoadConfig, type ConfigProblem } from "./load.js";
+import { loadConfig, tryLoadConfig, tryLoadProviderConfig, type ConfigProblem } from "./load.js";
 import { clearRegisteredSecrets, redactSecrets } from "./redact.js";
 import { defaultConfig } from "./schema.js";
 
@@ -219,5 +219,52 @@ describe("loadConfig with Hermes' lists and tables (one bad entry never breaks t
     expect(failure().message).toContain("custom_providers");
     write("fallback_providers: 5\n");
     expect(failure().message).toContain("fallback_providers");
+  });
+});
+
+describe("tryLoadProviderConfig (what initialize reads)", () => {
+  const PROVIDERS = [
+    "model:\n  provider: work\n  default: m1\n  api_key: sk-model-key-123456\n",
+    "providers:\n  work:\n    base_url: http://127.0.0.1:9/v1\n    api_key: sk-named-key-123456\n",
+    "custom_providers:\n  - name: Lab Box\n    base_url: http://10.0.0.2/v1\n    api_keys: [sk-pool-key-123456]\n  - base_url: http://nameless/v1\n",
+  ].join("");
+
+  it("reads model, providers and custom_providers exactly as the whole load does", () => {
+    write(PROVIDERS);
+    const partial = tryLoadProviderConfig(home);
+    const whole = loadConfig(home);
+    if (!partial.ok) throw partial.error;
+    expect(partial.config.model).toEqual(whole.model);
+    expect(partial.config.providers).toEqual(whole.providers);
+    expect(partial.config.custom_providers).toEqual(whole.custom_providers);
+  });
+
+  it("registers the keys it read for redaction", () => {
+    write(PROVIDERS);
+    expect(tryLoadProviderConfig(home).ok).toBe(true);
+    expect(redactSecrets("sk-model-key-123456 sk-named-key-123456 sk-pool-key-123456")).not.toMatch(/sk-(model|named|pool)-key/);
+  });
+
+  it("is not stopped by a problem in another section, which the whole load still reports", () => {
+    write(`${PROVIDERS}agent:\n  max_turns: lots\n`);
+    expect(tryLoadProviderConfig(home).ok).toBe(true);
+    expect(failure().message).toContain("agent.max_turns");
+  });
+
+  it("reports a problem in the keys it reads, with key and line, and a YAML syntax error", () => {
+    write("model:\n  provider: work\n  max_tokens: -5\n");
+    const bad = tryLoadProviderConfig(home);
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error.message).toMatch(/model\.max_tokens \(line 3\)/);
+    write("model: [unclosed\n");
+    const broken = tryLoadProviderConfig(home);
+    expect(broken.ok).toBe(false);
+    if (!broken.ok) expect(broken.error.code).toBe("config_invalid");
+  });
+
+  it("gives the defaults when there is no config.yaml", () => {
+    const result = tryLoadProviderConfig(home);
+    if (!result.ok) throw result.error;
+    expect(result.config).toMatchObject({ model: defaultConfig().model, providers: {}, custom_providers: [] });
   });
 });

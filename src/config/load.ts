@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { HermesError } from "../shared/errors.js";
 import { homePaths } from "./paths.js";
 import { redactSecrets, registerSecret } from "./redact.js";
-import { configSchema, defaultConfig, type HermesConfig } from "./schema.js";
+import { configSchema, defaultConfig, providerConfigSchema, type HermesConfig, type ProviderConfig } from "./schema.js";
 
 /** One problem found in config.yaml; `line`/`column` are 1-based when known. */
 export interface ConfigProblem {
@@ -27,20 +27,43 @@ export type LoadConfigResult = { ok: true; config: HermesConfig } | { ok: false;
  */
 export function loadConfig(home: string): HermesConfig {
   const path = homePaths(home).configFile;
-  let text: string;
+  const text = readConfigFile(path);
+  return text === undefined ? defaultConfig() : parseConfigText(text, path);
+}
+
+/** config.yaml's text; undefined when there is no file. Throws HermesError `config_invalid` when it cannot be read. */
+function readConfigFile(path: string): string | undefined {
   try {
-    text = readFileSync(path, "utf8");
+    return readFileSync(path, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return defaultConfig();
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new HermesError("config_invalid", `Cannot read config ${path}: ${(error as Error).message}`, { path });
   }
-  return parseConfigText(text, path);
 }
 
 /** `loadConfig` without throwing: a HermesError comes back as `{ ok: false, error }`. */
 export function tryLoadConfig(home: string): LoadConfigResult {
+  return attempt(() => loadConfig(home));
+}
+
+/**
+ * Only the keys that decide the configured provider (`model`, `providers`, `custom_providers`;
+ * see `providerConfigSchema`), read and checked as `loadConfig` reads them, their API keys
+ * registered for redaction; the other sections are neither built nor checked. Never throws.
+ */
+export function tryLoadProviderConfig(home: string): { ok: true; config: ProviderConfig } | { ok: false; error: HermesError } {
+  return attempt(() => {
+    const path = homePaths(home).configFile;
+    const text = readConfigFile(path);
+    const config = text === undefined ? providerConfigSchema.parse({}) : parseWithSchema(providerConfigSchema, text, path);
+    for (const key of poolKeys(config)) registerSecret(key);
+    return config;
+  });
+}
+
+function attempt<T>(read: () => T): { ok: true; config: T } | { ok: false; error: HermesError } {
   try {
-    return { ok: true, config: loadConfig(home) };
+    return { ok: true, config: read() };
   } catch (error) {
     if (error instanceof HermesError) return { ok: false, error };
     const message = error instanceof Error ? error.message : String(error);
@@ -50,6 +73,13 @@ export function tryLoadConfig(home: string): LoadConfigResult {
 
 /** Validates YAML text as config; `path` is only used in messages. Throws like `loadConfig`. */
 export function parseConfigText(text: string, path: string): HermesConfig {
+  const config = parseWithSchema(configSchema, text, path);
+  for (const key of configKeys(config)) registerSecret(key);
+  return config;
+}
+
+/** YAML text read with `schema`; every problem (syntax, shape, values) in one HermesError `config_invalid`. */
+function parseWithSchema<S extends z.ZodType>(schema: S, text: string, path: string): z.output<S> {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -63,7 +93,7 @@ export function parseConfigText(text: string, path: string): HermesConfig {
   if (typeof data !== "object" || Array.isArray(data)) {
     throw invalid(path, [{ key: "", line: 1, message: `expected a mapping of settings, got ${describe(data)}` }]);
   }
-  const result = configSchema.safeParse(data);
+  const result = schema.safeParse(data);
   if (!result.success) {
     const problems = result.error.issues.map((issue): ConfigProblem => {
       const where = locate(doc, issue.path, lineCounter);
@@ -73,9 +103,7 @@ export function parseConfigText(text: string, path: string): HermesConfig {
     problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
     throw invalid(path, problems);
   }
-  const config = result.data;
-  for (const key of configKeys(config)) registerSecret(key);
-  return config;
+  return result.data;
 }
 
 function invalid(path: string, problems: ConfigProblem[]): HermesError {
@@ -173,15 +201,16 @@ function firstLine(message: string): string {
   return message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? message;
 }
 
+/** The keys of the model's pool and of the named endpoints'. */
+function poolKeys(config: ProviderConfig): (string | undefined)[] {
+  const pools = [config.model, ...Object.values(config.providers), ...config.custom_providers];
+  return pools.flatMap((entry) => [entry.api_key, ...(entry.api_keys ?? [])]);
+}
+
 /** Every key written in config.yaml: the model's pool, named endpoints', fallbacks' and auxiliary tasks'. */
 function configKeys(config: HermesConfig): (string | undefined)[] {
-  const pools = [config.model, ...Object.values(config.providers), ...config.custom_providers];
   const tasks = Object.values(config.auxiliary).map((task) => (isRecord(task) && typeof task.api_key === "string" ? task.api_key : undefined));
-  return [
-    ...pools.flatMap((entry) => [entry.api_key, ...(entry.api_keys ?? [])]),
-    ...[...config.fallback_providers, ...(config.fallback_model ?? [])].map((entry) => entry.api_key),
-    ...tasks,
-  ];
+  return [...poolKeys(config), ...[...config.fallback_providers, ...(config.fallback_model ?? [])].map((entry) => entry.api_key), ...tasks];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -5,7 +5,7 @@
  * no disk, no secret registration (resolve.ts registers what it hands out).
  */
 import { homePaths } from "../config/paths.js";
-import type { HermesConfig, ProviderEntry } from "../config/schema.js";
+import type { ProviderConfig, ProviderEntry } from "../config/schema.js";
 import { HermesError } from "../shared/errors.js";
 import { apiModeForUrl, envKey, envValue, explicitApiMode, hostKey, hostOf, KEY_VARIABLES, type Key, providerForHost } from "./endpoint-hosts.js";
 import { KIMI_CODE_BASE_URL, type ProviderPreset } from "./presets.js";
@@ -17,7 +17,7 @@ export const NO_KEY = "no-key-required";
 export type Env = NodeJS.ProcessEnv;
 
 export interface Context {
-  config: HermesConfig;
+  config: ProviderConfig;
   env: Env;
   home: string;
 }
@@ -65,7 +65,7 @@ export function customSlug(name: string): string {
  * The named endpoints, `providers:` first, then `custom_providers:` entries whose name no
  * `providers:` entry has (any case); entries with `enabled: false` are left out.
  */
-export function namedEntries(config: HermesConfig): NamedEntry[] {
+export function namedEntries(config: ProviderConfig): NamedEntry[] {
   const result: NamedEntry[] = [];
   const taken = new Set<string>();
   for (const [name, entry] of Object.entries(config.providers)) {
@@ -82,7 +82,7 @@ export function namedEntries(config: HermesConfig): NamedEntry[] {
 }
 
 /** The named endpoint `requested` names: its name (exact, then any case), its slug, or `custom:<slug>`. */
-export function findNamed(config: HermesConfig, requested: string): NamedEntry | undefined {
+export function findNamed(config: ProviderConfig, requested: string): NamedEntry | undefined {
   const entries = namedEntries(config);
   const trimmed = requested.trim();
   const exact = entries.find((named) => named.name === trimmed);
@@ -175,7 +175,7 @@ export function urlEndpoint(context: Context, url: string, urlSource: string, pr
 }
 
 /** `model.api_key` then `model.api_keys` (the configured provider's pool); undefined when neither is set. */
-export function configKeys(config: HermesConfig): KeyPool | undefined {
+export function configKeys(config: ProviderConfig): KeyPool | undefined {
   const values = uniqueKeys([config.model.api_key, ...(config.model.api_keys ?? [])]);
   if (values.length === 0) return undefined;
   const named = config.model.api_key?.trim() ? "model.api_key" : "model.api_keys";

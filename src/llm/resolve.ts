@@ -1,6 +1,6 @@
 import { hermesHome, homePaths } from "../config/paths.js";
 import { registerSecret } from "../config/redact.js";
-import type { HermesConfig } from "../config/schema.js";
+import type { HermesConfig, ProviderConfig } from "../config/schema.js";
 import { HermesError } from "../shared/errors.js";
 import { apiModeFor, apiModeForUrl, envKey, envValue, explicitApiMode, hostOf, isOfficialOpenAiHost, OLLAMA_BASE_URL, OPENAI_BASE_URL, providerForHost } from "./endpoint-hosts.js";
 import {
@@ -133,7 +133,7 @@ export function resolveProviderOrDiscovery(config: HermesConfig, env: Env = proc
  * The provider id `resolveProvider` would use when an endpoint and its credentials are found
  * (a missing model does not matter here); undefined otherwise. Never throws.
  */
-export function detectProvider(config: HermesConfig, env: Env = process.env): string | undefined {
+export function detectProvider(config: ProviderConfig, env: Env = process.env): string | undefined {
   return attempt(() => resolveEndpoint({ config, env, home: hermesHome(env) }))?.provider;
 }
 

@@ -1,4 +1,4 @@
-import { tryLoadConfig } from "../config/load.js";
+import { tryLoadProviderConfig } from "../config/load.js";
 import type { HermesConfig } from "../config/schema.js";
 import { detectProvider } from "../llm/resolve.js";
 import { preloadWireSdk } from "../llm/sdk-preload.js";
@@ -23,11 +23,13 @@ export class RuntimeLoader {
 
   /**
    * The provider config.yaml and the environment resolve to now, undefined when none does or the
-   * file is broken: `ConfigSource.configuredProvider` without the Runtime (its own once loaded).
+   * keys that decide it are broken: `ConfigSource.configuredProvider` without the Runtime (its own
+   * once loaded). Before that, only those keys are read (`tryLoadProviderConfig`); a problem in
+   * another section is reported once the Runtime reads the whole file.
    */
   configuredProvider(): string | undefined {
     if (this.runtime) return this.runtime.config.configuredProvider();
-    const loaded = tryLoadConfig(this.options.home);
+    const loaded = tryLoadProviderConfig(this.options.home);
     return loaded.ok ? detectProvider(loaded.config, this.options.env ?? process.env) : undefined;
   }
 
@@ -45,14 +47,14 @@ export class RuntimeLoader {
 
   /**
    * Starts, on later event-loop turns, what the first session and prompt need: the Runtime's modules,
-   * the toolsets resolved and their JSON schemas derived (`SessionFactory.warm`), the configured wire
+   * then the caller's own (`serverModules`, e.g. the ACP request handlers), the toolsets resolved and their JSON schemas derived (`SessionFactory.warm`), the configured wire
    * API's SDK evaluated, the SQLite driver loaded; nothing when config.yaml is broken. Each step
    * is a separate macrotask, so a request arriving meanwhile waits for one step at most; the first
    * starts after the turn that writes the caller's answer. Does no
    * network I/O, opens no file for writing, never writes to stdout; never throws or rejects
    * (a failure is logged at debug level and left to the request that needs the part). Once per loader.
    */
-  prewarm(): void {
+  prewarm(serverModules?: () => unknown): void {
     if (this.warming) return;
     this.warming = true;
     const step = (what: string, body: () => unknown): Promise<void> =>
@@ -68,6 +70,7 @@ export class RuntimeLoader {
       // stdio writer flushes a turn's frames in one setImmediate): one more turn starts after it.
       await nextTurn();
       await step("the runtime", () => this.load());
+      if (serverModules) await step("the server's modules", serverModules);
       const runtime = this.runtime;
       if (!runtime) return;
       let config: HermesConfig | undefined;
