@@ -52,22 +52,27 @@ const BUDGETS = {
 interface Options {
   runs: number;
   json: boolean;
+  /** Row ids (or their prefixes) whose sections run; all when empty. */
+  only: string[];
 }
+
+let selected: string[] = [];
 
 function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
     args: argv,
-    options: { runs: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean" } },
+    options: { runs: { type: "string" }, json: { type: "boolean" }, only: { type: "string" }, help: { type: "boolean" } },
     strict: true,
   });
   if (values.help) {
-    process.stdout.write("usage: npm run bench [-- --runs N] [-- --json]   (or BENCH_RUNS=N)\n");
+    process.stdout.write("usage: npm run bench [-- --runs N] [-- --json] [-- --only ID[,ID...]]   (or BENCH_RUNS=N; --only runs the sections of those row ids or id prefixes)\n");
     process.exit(0);
   }
   const raw = values.runs ?? process.env.BENCH_RUNS ?? "15";
   const runs = Number(raw);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs / BENCH_RUNS must be a positive integer, got ${JSON.stringify(raw)}`);
-  return { runs, json: values.json === true };
+  const only = (values.only ?? "").split(",").map((id) => id.trim()).filter(Boolean);
+  return { runs, json: values.json === true, only };
 }
 
 function ms(value: number): string {
@@ -76,6 +81,7 @@ function ms(value: number): string {
 
 /** Runs one section; a failure becomes ERROR rows for the ids it would have produced. */
 async function section(rows: Row[], fallback: Array<[string, string, Row["unit"], Budget?]>, body: () => Promise<Row[]>): Promise<void> {
+  if (selected.length > 0 && !fallback.some(([id]) => selected.some((wanted) => id.startsWith(wanted)))) return;
   try {
     rows.push(...(await body()));
   } catch (error) {
@@ -248,6 +254,7 @@ async function sandboxRows(runs: number): Promise<Row[]> {
 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
+  selected = options.only;
   const rows: Row[] = [];
   const progress = (what: string): void => {
     if (!options.json) process.stderr.write(`bench: ${what}…\n`);

@@ -1,14 +1,17 @@
-// Builds dist/: hermes.cjs (the whole CLI bundled into one minified file, native modules
-// external), one entry file per bin (hermes.js, hermes-acp.js: each calls launcher.js's
-// `launch("<bin>")`, which loads hermes.cjs with V8's code cache), and hermes.cache (that cache,
-// produced by running start-up and a first turn once: initialize, session/new, one prompt). Modules reached through
-// `import()` are evaluated on first use only.
+// Builds dist/: the CLI bundled and minified into CommonJS files (native modules external):
+// hermes.cjs, what start-up evaluates, and hermes-<hash>.cjs chunks, each holding modules reached
+// only through `import()` (and what they share), loaded on first use; one entry file per bin
+// (hermes.js, hermes-acp.js: each calls launcher.js's `launch("<bin>")`, which loads the files
+// through V8's code cache); and one <file>.cache per file that cache covers, produced by running
+// start-up and a first turn once (initialize, session/new, one prompt). esbuild splits only ES
+// modules, so the bundle is built as ES modules and each output file then turned into CommonJS
+// (the launcher runs them as vm scripts, the only kind Node 20 compiles with a code cache).
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { build } from "esbuild";
+import { build, transform } from "esbuild";
 import { lazyZodSchemas } from "./lazy-zod-schemas.mjs";
 
 /** Output folder; `HERMES_DIST_DIR` builds elsewhere (parallel work must not pull dist/ from under a test run). */
@@ -35,26 +38,41 @@ const zodEnglishOnly = {
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-await build({
-  entryPoints: ["src/cli/main.ts"],
-  outfile: join(out, "hermes.cjs"),
+const minify = process.env.HERMES_BUILD_MINIFY !== "0";
+const bundled = await build({
+  entryPoints: { hermes: "src/cli/main.ts" },
+  outdir: out,
   bundle: true,
+  splitting: true,
+  write: false,
   platform: "node",
-  format: "cjs",
+  format: "esm",
   target: "node20",
-  minify: process.env.HERMES_BUILD_MINIFY !== "0",
-  sourcemap: "linked",
+  outExtension: { ".js": ".cjs" },
+  chunkNames: "hermes-[hash]",
+  minify,
   legalComments: "none",
-  // Native modules stay outside. (Leaving the MCP and Anthropic SDKs outside too would need their
-  // `import()` to work inside the launcher's vm.Script, which Node 20 allows only behind a flag;
-  // bundled, they are evaluated on first use anyway and cost no measurable start-up time.)
+  // Native modules stay outside.
   external: ["better-sqlite3"],
   plugins: [zodEnglishOnly, lazyZodSchemas],
   define: { __HERMES_VERSION__: JSON.stringify(pkg.version), "import.meta.url": "__hermesImportMetaUrl" },
-  banner: { js: 'var __hermesImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   logLevel: "warning",
 });
-assertAscii(join(out, "hermes.cjs"));
+for (const file of bundled.outputFiles) {
+  // Imports become `require` (the launcher's, which loads sibling files), `import()` a promise of one.
+  const converted = await transform(file.text, {
+    format: "cjs",
+    loader: "js",
+    platform: "node",
+    target: "node20",
+    minify,
+    supported: { "dynamic-import": false },
+    banner: 'var __hermesImportMetaUrl = require("node:url").pathToFileURL(__filename).href;',
+    logLevel: "warning",
+  });
+  writeFileSync(file.path, converted.code);
+  assertAscii(file.path);
+}
 copyFileSync("scripts/launcher.js", join(out, "launcher.js"));
 /** The bins of package.json, each with its own entry file: no mode depends on the file's name. */
 const BINS = ["hermes", "hermes-acp"];
@@ -102,7 +120,7 @@ async function writeCodeCache() {
   const home = mkdtempSync(join(tmpdir(), "hermes-build-"));
   writeFileSync(join(home, "config.yaml"), `model:\n  provider: custom\n  base_url: http://127.0.0.1:${model.address().port}/v1\n  default: warmup\n`);
   const child = spawn(process.execPath, [join(out, "hermes-acp.js")], {
-    env: { ...process.env, HERMES_HOME: home, HERMES_CODE_CACHE_OUT: join(out, "hermes.cache"), HERMES_BACKGROUND_REVIEW: "off", HERMES_TITLE_GENERATION: "off" },
+    env: { ...process.env, HERMES_HOME: home, HERMES_CODE_CACHE_OUT: out, HERMES_BACKGROUND_REVIEW: "off", HERMES_TITLE_GENERATION: "off" },
     stdio: ["pipe", "pipe", "ignore"],
   });
   const send = (id, method, params) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
@@ -126,4 +144,5 @@ async function writeCodeCache() {
   model.close();
   rmSync(home, { recursive: true, force: true });
   if (code !== 0 || answered < 3) throw new Error(`code-cache warm-up failed (exit ${code}, ${answered} answers)`);
+  if (!readdirSync(out).includes("hermes.cache")) throw new Error("code-cache warm-up wrote no hermes.cache");
 }

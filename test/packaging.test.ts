@@ -180,10 +180,15 @@ describe("the packed package (npm pack, installed into an empty folder)", () => 
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  it("ships the entry files and the bundle, without the source map or any bundled library", async () => {
+  it("ships the entry files and the bundle (start-up file, chunks, their code caches), without source maps or any bundled library", async () => {
     const listed = await run("tar", ["-tzf", tarball]);
     const files = listed.stdout.split("\n").filter(Boolean).map((line) => line.replace(/^package\//, "")).sort();
-    expect(files).toEqual(["README.md", "dist/hermes-acp.js", "dist/hermes.cache", "dist/hermes.cjs", "dist/hermes.js", "dist/launcher.js", "package.json"]);
+    const chunk = /^dist\/hermes-[A-Z0-9]{8}\.(cjs|cache)$/;
+    expect(files.filter((file) => !chunk.test(file))).toEqual(["README.md", "dist/hermes-acp.js", "dist/hermes.cache", "dist/hermes.cjs", "dist/hermes.js", "dist/launcher.js", "package.json"]);
+    const chunks = files.filter((file) => chunk.test(file));
+    expect(chunks.filter((file) => file.endsWith(".cjs")).length).toBeGreaterThan(10);
+    // Every code cache belongs to a chunk of the package.
+    for (const cache of chunks.filter((file) => file.endsWith(".cache"))) expect(files).toContain(cache.replace(/\.cache$/, ".cjs"));
     const modules = readdirSync(join(installed, ".."), { withFileTypes: true }).map((entry) => entry.name);
     for (const bundled of ["openai", "zod", "yaml", "@anthropic-ai", "@modelcontextprotocol", "diff", "ignore"]) expect(modules).not.toContain(bundled);
   });
