@@ -118,6 +118,9 @@ export function createAgentApp(source: Runtime | RuntimeLoader, options: AgentAp
         // The model chosen from the endpoint's list (no model configured) is the session's first update, after the answer.
         const notice = runtime.sessions.takeOpeningNotice(session);
         if (notice) setImmediate(() => live.updates.send({ sessionUpdate: "agent_message_chunk", messageId: newId(), content: { type: "text", text: `${notice}\n\n` } }));
+        // state.db opens in the idle time before the first prompt, once this answer is written
+        // (the writer flushes it in an immediate queued after this one).
+        setImmediate(() => setImmediate(() => runtime.prepareStore()));
         return answer;
       })),
     )

@@ -34,12 +34,14 @@ export class Runtime {
   readonly sessions: SessionFactory;
   /** The model picker's catalog; live model lists are fetched on first use only, then cached. */
   readonly models = new ModelCatalog();
+  private readonly store: StateStore;
 
   constructor(options: RuntimeOptions) {
     this.paths = homePaths(options.home);
     this.config = new ConfigSource(this.paths, options.env ?? process.env, this.models);
     // state.db opens on first use, never at start-up.
     const store = new StateStore(this.paths.stateDb, { integrityCheckDelayMs: INTEGRITY_CHECK_DELAY_MS });
+    this.store = store;
     this.directory = new SessionDirectory(store, this.paths.stateDb);
     const catalog = options.contextWindowLookup ?? ((provider: string, model: string) => this.models.contextLength(provider, model));
     // Windows learned from providers' errors rank above the catalog (config.yaml's context_length above both).
@@ -71,5 +73,15 @@ export class Runtime {
    */
   warmStore(): void {
     loadSqlite();
+  }
+
+  /**
+   * Opens state.db (created and migrated when new) ahead of a session's first turn, which would
+   * otherwise pay for it: called once a session exists, never at start-up. Waits for no lock and
+   * never throws: a database that cannot be opened now is opened, and its problem reported, by
+   * the first turn that needs it, as without this call (`StateStore.prepare`).
+   */
+  prepareStore(): void {
+    this.store.prepare();
   }
 }

@@ -241,15 +241,35 @@ export class StateStore {
    * in the same `~/.hermes/state.db`) is left untouched: this store then keeps its sessions in
    * `state-acp.db` beside it, and says so once in the log.
    */
+  /**
+   * Opens (creating and migrating when new) the database now, so that the first read or write
+   * does not pay for it. Waits for no lock and never throws: when the database is locked, another
+   * program's, read-only, damaged or newer, nothing changes, and the first use opens it and
+   * reports its problem exactly as without this call.
+   */
+  prepare(): void {
+    if (this.connection) return;
+    try {
+      this.adopt(openStateDb(this.path, { ...this.options, busyTimeoutMs: 0 }));
+    } catch {
+      // left to the first use
+    }
+  }
+
+  /** The open, writable `db` of `path` as this store's connection (its integrity checked in the background). */
+  private adopt(db: ReturnType<typeof openStateDb>): Connection {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(this.options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
+    this.connection = new Connection(db, this.path);
+    this.scheduleIntegrityCheck(this.path);
+    return this.connection;
+  }
+
   private conn(openBusyTimeoutMs?: number): Connection {
     if (this.connection) return this.connection;
     try {
       // Opening (and migrating) waits for a lock no longer than the caller would for a write.
       const busyTimeoutMs = openBusyTimeoutMs ?? this.options.busyTimeoutMs;
-      const db = openStateDb(this.path, { ...this.options, ...(busyTimeoutMs !== undefined ? { busyTimeoutMs } : {}) });
-      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(this.options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
-      this.connection = new Connection(db, this.path);
-      this.scheduleIntegrityCheck(this.path);
+      return this.adopt(openStateDb(this.path, { ...this.options, ...(busyTimeoutMs !== undefined ? { busyTimeoutMs } : {}) }));
     } catch (error) {
       if (!isHermesError(error) || error.data?.reason !== FOREIGN_SCHEMA) {
         const newer = isHermesError(error) && error.data?.reason === NEWER_SCHEMA;
