@@ -7,9 +7,12 @@
  * transport: parsing, building the model request, relaying the streamed answer as updates,
  * and answering. Each prompt gets a short streamed text answer and makes exactly one model call.
  *
- * Peak RSS: `VmHWM` of the agent process (from /proc) after initialize, one session and one prompt.
+ * Peak RSS: `VmHWM` of the agent process (from /proc) after initialize, one session and one prompt,
+ * with every toolset enabled (`test/support/full-toolset.ts`). Idle RSS: `VmRSS` once `initialize`
+ * has answered and the warm-up after it has settled (IDLE_SETTLE_MS later), before any session.
  */
 import { readFileSync } from "node:fs";
+import { FORM_CAPABLE_CLIENT, fullToolsetConfig } from "../test/support/full-toolset.js";
 import type { BenchAgent } from "./harness.js";
 import { withBenchAgent } from "./harness.js";
 
@@ -22,6 +25,8 @@ export interface PromptTiming {
 export interface PromptSamples {
   /** The first prompt of the session (first model call: lazy loading, connection set-up), not in `samples`. */
   first: PromptTiming;
+  /** Milliseconds between session/new's answer and the first prompt. */
+  pauseMs: number;
   samples: PromptTiming[];
 }
 
@@ -30,7 +35,17 @@ export interface PeakRss {
   peakKb: number;
   /** VmRSS in kB at the same moment. */
   currentKb: number;
+  /** VmRSS in kB right after `initialize` answered. */
+  initializedKb: number;
+  /** VmRSS in kB IDLE_SETTLE_MS after `initialize` answered (the warm-up done), before any session. */
+  idleKb: number;
 }
+
+/** How long the agent is left alone after `initialize` before its idle RSS is read (the warm-up takes ~0.2 s). */
+export const IDLE_SETTLE_MS = 1500;
+
+/** How long a person takes to type the first prompt, in the row that measures the first prompt as users meet it. */
+export const TYPING_PAUSE_MS = 1000;
 
 const ANSWER = "Sure, that works fine.";
 
@@ -49,15 +64,23 @@ async function timedPrompt(bench: BenchAgent, sessionId: string, index: number):
   return { roundTripMs, modelMs, overheadMs: roundTripMs - modelMs };
 }
 
-/** `count` timed prompts in one session, after one prompt reported separately as `first`. */
-export async function measurePromptOverhead(count: number): Promise<PromptSamples> {
+/**
+ * `count` timed prompts in one session, after one prompt reported separately as `first`, sent
+ * `pauseMs` after session/new answered (0: at once).
+ */
+export async function measurePromptOverhead(count: number, pauseMs = 0): Promise<PromptSamples> {
   return withBenchAgent(async (bench) => {
     const sessionId = await bench.newSession();
+    if (pauseMs > 0) await sleep(pauseMs);
     const first = await timedPrompt(bench, sessionId, 0);
     const samples: PromptTiming[] = [];
     for (let i = 1; i <= count; i += 1) samples.push(await timedPrompt(bench, sessionId, i));
-    return { first, samples };
+    return { first, samples, pauseMs };
   });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** A `kB` field (e.g. VmHWM) of a /proc/<pid>/status text. */
@@ -67,14 +90,21 @@ export function procStatusKb(status: string, pid: number, field: string): number
   return Number(match[1]);
 }
 
-/** Peak RSS of a fresh agent after initialize, one `session/new` and one prompt. */
+/** RSS of a fresh agent with every toolset enabled: after initialize, idle after it, and at peak after one `session/new` and one prompt. */
 export async function measurePeakRss(): Promise<PeakRss> {
-  return withBenchAgent(async (bench) => {
-    const sessionId = await bench.newSession();
-    await timedPrompt(bench, sessionId, 0);
-    const pid = bench.agent.child.pid;
-    if (pid === undefined) throw new Error("agent process has no pid");
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    return { peakKb: procStatusKb(status, pid, "VmHWM"), currentKb: procStatusKb(status, pid, "VmRSS") };
-  });
+  return withBenchAgent(
+    async (bench) => {
+      const pid = bench.agent.child.pid;
+      if (pid === undefined) throw new Error("agent process has no pid");
+      const status = (): string => readFileSync(`/proc/${pid}/status`, "utf8");
+      const initializedKb = procStatusKb(status(), pid, "VmRSS");
+      await sleep(IDLE_SETTLE_MS);
+      const idleKb = procStatusKb(status(), pid, "VmRSS");
+      const sessionId = await bench.newSession();
+      await timedPrompt(bench, sessionId, 0);
+      const after = status();
+      return { peakKb: procStatusKb(after, pid, "VmHWM"), currentKb: procStatusKb(after, pid, "VmRSS"), initializedKb, idleKb };
+    },
+    { config: (baseUrl) => fullToolsetConfig(baseUrl), clientCapabilities: FORM_CAPABLE_CLIENT },
+  );
 }
