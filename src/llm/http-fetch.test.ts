@@ -1,4 +1,10 @@
+import { execFileSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
@@ -208,5 +214,23 @@ describe("httpFetch", () => {
     expect(seen.find((entry) => entry.url === "/blob")?.body).toBe("blob body");
     const manual = await httpFetch(`${url}/moved`, { redirect: "manual" });
     expect(manual.status).toBe(302);
+  });
+});
+
+describe("httpFetch over TLS", () => {
+  it("speaks https (node:https, loaded on first use) and refuses a certificate nobody vouches for as a fetch failure", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "hermes-tls-"));
+    try {
+      const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+      writeFileSync(join(folder, "key.pem"), privateKey.export({ type: "pkcs8", format: "pem" }));
+      execFileSync("openssl", ["req", "-x509", "-new", "-key", join(folder, "key.pem"), "-subj", "/CN=127.0.0.1", "-days", "1", "-out", join(folder, "cert.pem")]);
+      const server = createTlsServer({ key: readFileSync(join(folder, "key.pem")), cert: readFileSync(join(folder, "cert.pem")) }, (_request, response) => response.end("secret"));
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const port = (server.address() as AddressInfo).port;
+      await expect(httpFetch(`https://127.0.0.1:${port}/`)).rejects.toMatchObject({ name: "TypeError", message: "fetch failed", cause: { code: "DEPTH_ZERO_SELF_SIGNED_CERT" } });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { createRequire } from "node:module";
 import { Readable, pipeline } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate, type BrotliDecompress, type Gunzip, type Inflate } from "node:zlib";
+import type { BrotliDecompress, Gunzip, Inflate } from "node:zlib";
 
 /**
  * `fetch` for the model SDKs and model lists, over node:http and node:https. Node's own `fetch`
@@ -38,10 +38,17 @@ interface RequestPlan {
 
 const MAX_REDIRECTS = 20;
 const IDLE_SOCKET_MS = 4_000;
-const agents = {
-  "http:": new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
-  "https:": new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
-};
+const httpAgent = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
+/** node:https (and TLS) and node:zlib load on first need: a local model server needs neither. */
+const builtin = createRequire(import.meta.url);
+let https: { agent: import("node:https").Agent; request: typeof import("node:https").request } | undefined;
+function httpsClient(): NonNullable<typeof https> {
+  if (!https) {
+    const module = builtin("node:https") as typeof import("node:https");
+    https = { agent: new module.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }), request: module.request };
+  }
+  return https;
+}
 const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization", "x-api-key", "api-key"];
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
@@ -112,8 +119,8 @@ function send(plan: RequestPlan, redirects: number): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
     const outgoing: OutgoingHttpHeaders = { ...headers };
     if (body) outgoing["content-length"] = String(body.length);
-    const start = url.protocol === "https:" ? httpsRequest : httpRequest;
-    const request = start(url, { method, headers: outgoing, agent: agents[url.protocol as "http:" | "https:"] });
+    const tls = url.protocol === "https:" ? httpsClient() : undefined;
+    const request = tls ? tls.request(url, { method, headers: outgoing, agent: tls.agent }) : httpRequest(url, { method, headers: outgoing, agent: httpAgent });
     let settled = false;
     let response: IncomingMessage | undefined;
     const onAbort = (): void => {
@@ -203,15 +210,8 @@ function toResponse(plan: RequestPlan, incoming: IncomingMessage, release: () =>
 }
 
 function decoderFor(encoding: string | undefined): Gunzip | Inflate | BrotliDecompress | undefined {
-  switch (encoding?.trim().toLowerCase()) {
-    case "gzip":
-    case "x-gzip":
-      return createGunzip();
-    case "deflate":
-      return createInflate();
-    case "br":
-      return createBrotliDecompress();
-    default:
-      return undefined;
-  }
+  const kind = encoding?.trim().toLowerCase();
+  if (kind !== "gzip" && kind !== "x-gzip" && kind !== "deflate" && kind !== "br") return undefined;
+  const zlib = builtin("node:zlib") as typeof import("node:zlib");
+  return kind === "br" ? zlib.createBrotliDecompress() : kind === "deflate" ? zlib.createInflate() : zlib.createGunzip();
 }

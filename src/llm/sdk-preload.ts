@@ -3,10 +3,13 @@ import type { ApiMode } from "./types.js";
 /**
  * Evaluates the SDK the wire API `apiMode` loads on its first call (`openai` or
  * `@anthropic-ai/sdk`), ahead of that call: the module cache keeps it, so the provider's own
- * `import()` then finds it ready. Builds no client and sends nothing (the SDK's fetch, undici,
- * is not touched). Never rejects: a missing or broken SDK is left for the first call to report.
+ * `import()` then finds it ready. Also makes one `Headers`, which loads Node's WHATWG fetch
+ * classes (Headers, Response; ~40 ms of the first request otherwise) that both SDKs and
+ * `httpFetch` build every request with; Node's HTTP client behind `fetch` is not started. Builds
+ * no client and sends nothing. Never rejects: a missing or broken SDK is left for the first call to report.
  */
 export async function preloadWireSdk(apiMode: ApiMode): Promise<void> {
+  new Headers();
   try {
     await (apiMode === "anthropic_messages" ? import("@anthropic-ai/sdk") : import("openai"));
   } catch {
