@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { build, transform } from "esbuild";
 import { lazyZodSchemas } from "./lazy-zod-schemas.mjs";
 
@@ -58,6 +58,8 @@ const bundled = await build({
   define: { __HERMES_VERSION__: JSON.stringify(pkg.version), "import.meta.url": "__hermesImportMetaUrl" },
   logLevel: "warning",
 });
+/** The bundle's files and their sizes, which the launcher checks before it starts (a damaged install fails at once, by name). */
+const files = {};
 for (const file of bundled.outputFiles) {
   // Imports become `require` (the launcher's, which loads sibling files), `import()` a promise of one.
   const converted = await transform(file.text, {
@@ -72,7 +74,9 @@ for (const file of bundled.outputFiles) {
   });
   writeFileSync(file.path, converted.code);
   assertAscii(file.path);
+  files[basename(file.path)] = Buffer.byteLength(converted.code);
 }
+writeFileSync(join(out, "hermes.files.json"), `${JSON.stringify(files)}\n`);
 copyFileSync("scripts/launcher.js", join(out, "launcher.js"));
 /** The bins of package.json, each with its own entry file: no mode depends on the file's name. */
 const BINS = ["hermes", "hermes-acp"];

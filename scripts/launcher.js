@@ -2,13 +2,19 @@
 // no mode depends on the script's file name (npm's Windows .cmd shims run the entry file itself).
 // Runs the bundle: hermes.cjs, and each hermes-<hash>.cjs chunk when first required, every one
 // through V8's code cache (<file>.cache, made at build time by running start-up and a first turn
-// once) so loading skips most parsing and compiling. A missing or rejected cache (another Node
-// version) only costs speed, never correctness.
-import { readFileSync, writeFileSync } from "node:fs";
+// once) so loading skips most parsing and compiling. A missing, damaged or rejected cache
+// (another Node version) only costs speed, never correctness: V8 checks each cache's checksum
+// (off by default in release builds, which then run a damaged cache's bytecode or crash). A
+// missing or changed bundle file stops the process at start, naming it, before anything is served.
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
+
+// Before any script is compiled, and so also when the build writes the caches through this file.
+setFlagsFromString("--verify-snapshot-checksum");
 
 /** Runs the CLI bundle as `bin` ("hermes" or "hermes-acp") over this process's arguments. */
 export function launch(bin) {
@@ -19,6 +25,7 @@ export function launch(bin) {
   const modules = new Map();
   const scripts = [];
   const cacheFile = (name) => join(dir, name.replace(/\.cjs$/, ".cache"));
+  checkInstall(dir);
 
   /** `require` inside the bundle: its own files (`./hermes-<hash>.cjs`) from this folder, anything else from Node. */
   function bundleRequire(specifier) {
@@ -33,7 +40,12 @@ export function launch(bin) {
     } catch {
       cachedData = undefined;
     }
-    const script = new Script(Module.wrap(readFileSync(file, "utf8")), { filename: file, cachedData });
+    let script;
+    try {
+      script = new Script(Module.wrap(readFileSync(file, "utf8")), { filename: file, cachedData });
+    } catch (error) {
+      throw damaged(file, error instanceof Error ? error.message : String(error));
+    }
     cachedData = undefined; // V8 has taken what it needs; do not keep the buffer alive for the whole run
     if (cacheOut) scripts.push([name, script]);
     const module = { exports: {} };
@@ -49,4 +61,35 @@ export function launch(bin) {
     });
   }
   bundleRequire("./hermes.cjs").start(bin);
+}
+
+/**
+ * Every bundle file the build wrote (hermes.files.json: name → bytes) is there with its size;
+ * otherwise exits 1 with one line naming the file, before the agent answers anything.
+ */
+function checkInstall(dir) {
+  let files;
+  try {
+    files = JSON.parse(readFileSync(join(dir, "hermes.files.json"), "utf8"));
+  } catch (error) {
+    fail(damaged(join(dir, "hermes.files.json"), error instanceof Error ? error.message : String(error)));
+  }
+  for (const [name, bytes] of Object.entries(files)) {
+    let size;
+    try {
+      size = statSync(join(dir, name)).size;
+    } catch {
+      fail(damaged(join(dir, name), "missing"));
+    }
+    if (size !== bytes) fail(damaged(join(dir, name), `${size} bytes, the build wrote ${bytes}`));
+  }
+}
+
+function damaged(file, why) {
+  return new Error(`the installation is damaged: cannot load ${file} (${why}); reinstall hermes-acp`);
+}
+
+function fail(error) {
+  process.stderr.write(`hermes: ${error.message}\n`);
+  process.exit(1);
 }

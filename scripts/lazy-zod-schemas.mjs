@@ -8,8 +8,12 @@
 import { readFile } from "node:fs/promises";
 import { parse } from "acorn";
 
-/** Files the plugin rewrites. */
-export const ZOD_GEN_FILE = /[\\/]@agentclientprotocol[\\/]sdk[\\/]dist[\\/].*[\\/]zod\.gen\.js$/;
+/**
+ * Files the plugin rewrites: the v1 protocol's schemas (stable and unstable), whose importers only
+ * parse with them. (The SDK's experimental v2 and nes bindings also read `.shape` or call
+ * `.extend` on exported schemas, which a `z.lazy` does not have: they are left as published.)
+ */
+export const ZOD_GEN_FILE = /[\\/]@agentclientprotocol[\\/]sdk[\\/]dist[\\/]v1[\\/](unstable[\\/])?schema[\\/]zod\.gen\.js$/;
 
 /** The esbuild plugin. */
 export const lazyZodSchemas = {

@@ -1,0 +1,65 @@
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { BUILT_BINARY } from "./support/acp-client.js";
+
+/**
+ * The built launcher (dist/launcher.js) over a damaged copy of the bundle: a damaged code cache
+ * costs speed only; a missing or changed bundle file stops the process at once, naming the file,
+ * with nothing on stdout.
+ */
+const DIST = dirname(BUILT_BINARY);
+const INITIALIZE = `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } })}\n`;
+const folders: string[] = [];
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+/** A copy of dist/ and an empty HERMES_HOME. */
+function copy(): { dist: string; home: string } {
+  const root = mkdtempSync(join(tmpdir(), "hermes-launcher-"));
+  folders.push(root);
+  cpSync(DIST, join(root, "dist"), { recursive: true });
+  return { dist: join(root, "dist"), home: join(root, "home") };
+}
+
+function initialize(dist: string, home: string): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [join(dist, "hermes-acp.js")], { input: INITIALIZE, env: { ...process.env, HERMES_HOME: home }, encoding: "utf8" });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+const chunks = (dist: string): string[] => readdirSync(dist).filter((name) => /^hermes-[A-Z0-9]{8}\.cjs$/.test(name));
+
+describe("the launcher over a damaged install", () => {
+  it("answers initialize when every code cache is damaged (V8 rejects them by checksum and compiles the source)", () => {
+    const { dist, home } = copy();
+    for (const name of readdirSync(dist).filter((file) => file.endsWith(".cache"))) {
+      const bytes = readFileSync(join(dist, name));
+      for (let at = 64; at < bytes.length; at += 97) bytes[at] = (bytes[at] ?? 0) ^ 0x5a;
+      writeFileSync(join(dist, name), bytes);
+    }
+    const run = initialize(dist, home);
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout.split("\n")[0] ?? "")).toMatchObject({ id: 1, result: { agentInfo: { name: "hermes-agent" } } });
+  });
+
+  it("stops at once, naming the file, when a chunk is missing or truncated, and writes nothing to stdout", () => {
+    const missing = copy();
+    const gone = chunks(missing.dist).at(-1) as string;
+    rmSync(join(missing.dist, gone));
+    const first = initialize(missing.dist, missing.home);
+    expect(first.status).toBe(1);
+    expect(first.stdout).toBe("");
+    expect(first.stderr).toContain(`the installation is damaged: cannot load ${join(missing.dist, gone)} (missing)`);
+
+    const truncated = copy();
+    const cut = chunks(truncated.dist)[0] as string;
+    truncateSync(join(truncated.dist, cut), 10);
+    const second = initialize(truncated.dist, truncated.home);
+    expect(second.status).toBe(1);
+    expect(second.stdout).toBe("");
+    expect(second.stderr).toContain(`cannot load ${join(truncated.dist, cut)} (10 bytes, the build wrote`);
+  });
+});
