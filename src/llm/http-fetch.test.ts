@@ -107,6 +107,35 @@ describe("httpFetch", () => {
     expect(await (await httpFetch(url)).text()).toBe("hello, compressed world");
   });
 
+  it("decodes stacked codings last first (gzip, then br) and a gzip stream cut before its trailer", async () => {
+    const { url } = await serve((request, response) => {
+      if (request.url === "/stacked") {
+        response.writeHead(200, { "content-encoding": "gzip, br" });
+        response.end(brotliCompressSync(gzipSync(Buffer.from("two layers"))));
+      } else {
+        const whole = gzipSync(Buffer.from("no trailer here"));
+        response.writeHead(200, { "content-encoding": "gzip" });
+        response.end(whole.subarray(0, whole.length - 8));
+      }
+    });
+    expect(await (await httpFetch(`${url}/stacked`)).text()).toBe("two layers");
+    expect(await (await httpFetch(`${url}/cut`)).text()).toBe("no trailer here");
+  });
+
+  it("rejects (never throws) an unparsable URL, and a 101 answer to a plain request, as fetch failures", async () => {
+    const bad = httpFetch("http://[not a url");
+    await expect(bad).rejects.toMatchObject({ name: "TypeError", message: "fetch failed" });
+    const server = createServer();
+    server.on("request", (request) => {
+      const socket = request.socket;
+      socket.write("HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: weird\r\n\r\n");
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    await expect(httpFetch(`http://127.0.0.1:${port}/`, { method: "POST", body: "{}" })).rejects.toMatchObject({ name: "TypeError", message: "fetch failed" });
+  });
+
   it("errors the body of a corrupt compressed response instead of returning garbage", async () => {
     const { url } = await serve((_request, response) => {
       response.writeHead(200, { "content-encoding": "gzip" });

@@ -23,7 +23,13 @@ import type { BrotliDecompress, Gunzip, Inflate } from "node:zlib";
  * non-HTTP URL — goes to the global `fetch` unchanged.
  */
 export const httpFetch: typeof fetch = (input, init) => {
-  const plan = planRequest(input, init);
+  let plan: RequestPlan | undefined;
+  try {
+    plan = planRequest(input, init);
+  } catch (error) {
+    // An unparsable URL, as fetch: a rejected promise, never a throw.
+    return Promise.reject(new TypeError("fetch failed", { cause: error }));
+  }
   return plan ? send(plan, 0) : fetch(input, init);
 };
 
@@ -135,11 +141,20 @@ function send(plan: RequestPlan, redirects: number): Promise<Response> {
     };
     const release = (): void => signal?.removeEventListener("abort", onAbort);
     signal?.addEventListener("abort", onAbort, { once: true });
-    request.on("error", (error) => {
+    const fail = (cause: unknown): void => {
       release();
       if (settled) return;
       settled = true;
-      reject(new TypeError("fetch failed", { cause: error }));
+      reject(new TypeError("fetch failed", { cause }));
+    };
+    request.on("error", fail);
+    // A 101 to a request that asked for no upgrade: nothing can be read from that socket.
+    request.on("upgrade", (_incoming, socket) => {
+      socket.destroy();
+      fail(new Error("the server switched protocols (101) for a plain HTTP request"));
+    });
+    request.on("close", () => {
+      if (!settled) fail(new Error("the connection closed before a response"));
     });
     request.on("response", (incoming) => {
       response = incoming;
@@ -199,9 +214,9 @@ function toResponse(plan: RequestPlan, incoming: IncomingMessage, release: () =>
   if (plan.method === "HEAD" || NULL_BODY_STATUSES.has(status)) {
     incoming.resume();
   } else {
-    const decoder = decoderFor(incoming.headers["content-encoding"]);
-    const stream = decoder ? pipeline(incoming, decoder, () => undefined) : incoming;
-    body = Readable.toWeb(stream) as ReadableStream<Uint8Array>;
+    const decoders = decodersFor(incoming.headers["content-encoding"]);
+    const stream = decoders.length > 0 ? pipeline([incoming, ...decoders], () => undefined) : incoming;
+    body = Readable.toWeb(stream as Readable) as ReadableStream<Uint8Array>;
   }
   const response = new Response(body, { status, statusText: incoming.statusMessage ?? "", headers });
   Object.defineProperty(response, "url", { value: plan.url.href });
@@ -209,9 +224,21 @@ function toResponse(plan: RequestPlan, incoming: IncomingMessage, release: () =>
   return response;
 }
 
-function decoderFor(encoding: string | undefined): Gunzip | Inflate | BrotliDecompress | undefined {
-  const kind = encoding?.trim().toLowerCase();
-  if (kind !== "gzip" && kind !== "x-gzip" && kind !== "deflate" && kind !== "br") return undefined;
+/**
+ * Decoders for a `content-encoding` list, last applied first (`gzip, br` was gzipped, then
+ * brotli'd); none when any coding is unknown (the body is then passed on as sent, as fetch does).
+ * Like fetch, a stream cut short at its end decodes what arrived (sync flush) instead of failing.
+ */
+function decodersFor(encoding: string | undefined): Array<Gunzip | Inflate | BrotliDecompress> {
+  const codings = (encoding ?? "")
+    .split(",")
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== "" && coding !== "identity");
+  if (codings.length === 0 || codings.some((coding) => !["gzip", "x-gzip", "deflate", "br"].includes(coding))) return [];
   const zlib = builtin("node:zlib") as typeof import("node:zlib");
-  return kind === "br" ? zlib.createBrotliDecompress() : kind === "deflate" ? zlib.createInflate() : zlib.createGunzip();
+  const lenient = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+  const brotli = { flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH };
+  return codings
+    .reverse()
+    .map((coding) => (coding === "br" ? zlib.createBrotliDecompress(brotli) : coding === "deflate" ? zlib.createInflate(lenient) : zlib.createGunzip(lenient)));
 }
