@@ -53,10 +53,11 @@ export function openStateDb(path: string, options: OpenStateDbOptions = {}): Dat
  * `PRAGMA journal_mode = WAL`, retried: on a fresh file another process may be creating the
  * schema, and the switch answers SQLITE_BUSY at once instead of honouring the busy timeout.
  * Retries with growing pauses (a synchronous wait: opening is synchronous) until the busy timeout
- * has passed, then throws the last error. Returns the journal mode SQLite reports.
+ * has passed (at least 100 ms), then throws the last error; a busy timeout of 0 tries once. Returns
+ * the journal mode SQLite reports.
  */
 function switchToWal(db: Database, busyTimeoutMs: number): string {
-  const deadline = Date.now() + Math.max(busyTimeoutMs, 100);
+  const deadline = Date.now() + (busyTimeoutMs > 0 ? Math.max(busyTimeoutMs, 100) : 0);
   const pause = new Int32Array(new SharedArrayBuffer(4));
   for (let attempt = 0; ; attempt++) {
     try {
