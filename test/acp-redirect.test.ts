@@ -264,4 +264,13 @@ describe("usage_update after every local command (Hermes)", () => {
     }
     expect(schemaProblems(h.pair.frames)).toEqual([]);
   });
+  it("a cancel sent right behind a prompt (before the agent has started it) cancels it", async () => {
+    const h = await start();
+    suite.llm.push({ text: "A long answer", chunks: ["A", " long", " answer"], stallAfterChunks: 1 });
+    const sent = prompt(h, "start something");
+    const cancelled = h.pair.connection.agent.notify(methods.agent.session.cancel, { sessionId: h.sessionId });
+    await cancelled;
+    expect((await sent).stopReason).toBe("cancelled");
+    expect(schemaProblems(h.pair.frames)).toEqual([]);
+  });
 });

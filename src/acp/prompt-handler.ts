@@ -32,17 +32,20 @@ export { toAcpUsage } from "./prompt-turn.js";
  */
 export async function handlePrompt(sessions: SessionManager, params: PromptRequest, requestSignal: AbortSignal): Promise<PromptResponse> {
   const live = sessions.get(params.sessionId);
+  // A `session/cancel` right behind this prompt (even in the same write) cancels it, though it is
+  // handled while the attachments below are still being read.
+  const arrived = live.cancelMark;
   const prompt = await pendingPrompt(params.prompt, live.session.cwd);
   if (!prompt) return { stopReason: "end_turn" };
   const slash = prompt.slash;
-  if (!slash) return submit(live, prompt, requestSignal);
+  if (!slash) return submit(live, prompt, requestSignal, arrived);
   if (slash.command.exclusive?.(slash.args)) {
     const busy = `/${slash.command.name} cannot run while a turn is running; wait for it to finish, or cancel it first.`;
-    return live.turnActive ? commandReply(live, busy) : submit(live, prompt, requestSignal, busy);
+    return live.turnActive ? commandReply(live, busy) : submit(live, prompt, requestSignal, arrived, busy);
   }
   const result = await runCommand(slash, commandContext(live, new AbortController().signal));
   if ("reply" in result) return commandReply(live, result.reply);
-  return submit(live, textPrompt(result.prompt), requestSignal);
+  return submit(live, textPrompt(result.prompt), requestSignal, arrived);
 }
 
 /** The reply to a plain prompt that redirected the running turn (Hermes' wording). */
@@ -74,8 +77,8 @@ function withSlash(prompt: PendingPrompt): PendingPrompt {
  * command), answers that; a plain text prompt redirects the running turn when it takes one;
  * anything else is queued.
  */
-async function submit(live: LiveSession, prompt: PendingPrompt, requestSignal: AbortSignal, refusal?: string): Promise<PromptResponse> {
-  const hold = await live.acquire();
+async function submit(live: LiveSession, prompt: PendingPrompt, requestSignal: AbortSignal, arrived: number, refusal?: string): Promise<PromptResponse> {
+  const hold = await live.acquire(arrived);
   if (hold) return drain(live, hold, prompt, requestSignal);
   if (refusal) return commandReply(live, refusal);
   const correction = typeof prompt.content === "string" ? prompt.content : prompt.text;

@@ -114,16 +114,23 @@ export class LiveSession {
   /** Bumped by every cancel; a waiting prompt compares it to decide whether it was cancelled. */
   private cancelEpoch = 0;
 
+  /** How many cancels this session has had: taken when a prompt arrives, handed to `acquire`. */
+  get cancelMark(): number {
+    return this.cancelEpoch;
+  }
+
   get queueLength(): number {
     return this.queued.length;
   }
 
   /**
    * Takes the session for a holder. Waits while a cancelled holder is still unwinding; answers
-   * undefined when a live holder has it (the caller queues or refuses instead). Never throws.
+   * undefined when a live holder has it (the caller queues or refuses instead). The hold starts
+   * cancelled when a `session/cancel` came after `since` (`cancelMark` when the prompt arrived;
+   * default now), however long the prompt took to get here. Never throws.
    */
-  async acquire(): Promise<SessionHold | undefined> {
-    const epoch = this.cancelEpoch;
+  async acquire(since: number = this.cancelEpoch): Promise<SessionHold | undefined> {
+    const epoch = since;
     for (;;) {
       const current = this.activity;
       if (!current) break;

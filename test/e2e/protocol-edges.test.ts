@@ -182,3 +182,23 @@ describe("shutdown", () => {
     suite.agent = undefined;
   });
 });
+
+describe("a cancel in the same write as its prompt", () => {
+  it("cancels the prompt (the turn ends cancelled, not after the model's whole answer)", async () => {
+    suite.llm.push({ text: "A long answer", chunks: ["A", " long", " answer"], stallAfterChunks: 1 });
+    suite.agent = spawnAgent({ env: suite.home.env() });
+    await suite.agent.initialize();
+    const { sessionId } = await suite.agent.connection.agent.request(methods.agent.session.new, { cwd: suite.home.workspace, mcpServers: [] });
+    const after = suite.agent.stdoutLines().length;
+    await writeRawDrained(
+      `${JSON.stringify({ jsonrpc: "2.0", id: "p1", method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "start" }] } })}\n` +
+        `${JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } })}\n`,
+    );
+    let answer: { id?: unknown; result?: { stopReason?: string } } | undefined;
+    while (!answer) {
+      answer = suite.agent.stdoutLines().slice(after).map((line) => JSON.parse(line) as { id?: unknown; result?: { stopReason?: string } }).find((frame) => frame.id === "p1");
+      if (!answer) await pause();
+    }
+    expect(answer.result?.stopReason).toBe("cancelled");
+  });
+});
