@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { markAgentCredentials } from "../config/agent-credentials.js";
 import { forgetStoredCredentials, type ForgetReport } from "../config/forget-credentials.js";
-import { tryLoadConfig, type LoadConfigResult } from "../config/load.js";
+import { tryLoadConfig, tryLoadProviderConfig, type LoadConfigResult } from "../config/load.js";
 import type { HomePaths } from "../config/paths.js";
 import { defaultConfig, type HermesConfig } from "../config/schema.js";
 import { createCredentialPool } from "../llm/credential-pool.js";
@@ -20,6 +20,7 @@ import { resolveModelChoice } from "./model-switch.js";
  */
 export class ConfigSource {
   private cache: { stamp: string; result: LoadConfigResult } | undefined;
+  private providerOnly: { stamp: string; result: ReturnType<typeof tryLoadProviderConfig> } | undefined;
   private providerCache: { key: string; provider: Provider } | undefined;
 
   constructor(
@@ -52,9 +53,17 @@ export class ConfigSource {
     return loaded.ok ? loaded.config : defaultConfig();
   }
 
-  /** The configured provider id, or undefined when none is configured or config is broken. */
+  /**
+   * The configured provider id, or undefined when none is configured or the keys that decide it
+   * (`model`, `providers`, `custom_providers`) are broken. Read from those keys alone, as
+   * `initialize` reads them before the runtime exists, so the auth methods it advertises and
+   * `authenticate` agree however the rest of config.yaml is; a problem elsewhere surfaces where
+   * the whole file is needed (session/new).
+   */
   configuredProvider(): string | undefined {
-    const loaded = this.current();
+    const stamp = fileStamp(this.paths.configFile);
+    if (this.providerOnly?.stamp !== stamp) this.providerOnly = { stamp, result: tryLoadProviderConfig(this.paths.home) };
+    const loaded = this.providerOnly.result;
     return loaded.ok ? detectProvider(loaded.config, this.env) : undefined;
   }
 
