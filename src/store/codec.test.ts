@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { ChatMessage } from "../llm/types.js";
-import { decodeMessage, encodeMessage, messageText, toolCallsIn } from "./codec.js";
+import { decodeMessage, encodeMessage, MESSAGE_COLUMNS, messageText, recordOfValues, toolCallsIn } from "./codec.js";
 import type { StoredMessage } from "./types.js";
 
 const SAMPLE_MESSAGES: StoredMessage[] = [
@@ -52,5 +52,14 @@ describe("message codec", () => {
   it("StoredMessage and the llm layer's ChatMessage stay the same shape", () => {
     expectTypeOf<ChatMessage>().toExtend<StoredMessage>();
     expectTypeOf<StoredMessage>().toExtend<ChatMessage>();
+  });
+});
+
+describe("recordOfValues", () => {
+  it("reads a raw row in MESSAGE_COLUMNS' order", () => {
+    const names = MESSAGE_COLUMNS.split(",").map((name) => name.trim());
+    const record = recordOfValues(names.map((_name, index) => index)) as unknown as Record<string, number>;
+    expect(Object.keys(record)).toEqual(names);
+    names.forEach((name, index) => expect(record[name]).toBe(index));
   });
 });

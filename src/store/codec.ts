@@ -37,6 +37,30 @@ export interface MessageRecordRow extends MessageColumns {
 export const MESSAGE_COLUMNS =
   "id, session_id, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, finish_reason, reasoning, reasoning_details, codex_reasoning_items, tool_details";
 
+/**
+ * The row of a raw statement selecting `MESSAGE_COLUMNS` (one array of values, in that order) as
+ * a record. Reading thousands of messages as arrays and building the records here costs about
+ * half of what the driver takes to build row objects itself (a `session/load` reads them all).
+ */
+export function recordOfValues(values: readonly unknown[]): MessageRecordRow {
+  return {
+    id: values[0] as number,
+    session_id: values[1] as string,
+    role: values[2] as string,
+    content: values[3] as string | null,
+    content_parts: values[4] as string | null,
+    tool_call_id: values[5] as string | null,
+    tool_calls: values[6] as string | null,
+    tool_name: values[7] as string | null,
+    timestamp: values[8] as number,
+    finish_reason: values[9] as string | null,
+    reasoning: values[10] as string | null,
+    reasoning_details: values[11] as string | null,
+    codex_reasoning_items: values[12] as string | null,
+    tool_details: values[13] as string | null,
+  };
+}
+
 export const toSeconds = (ms: number): number => ms / 1000;
 export const toMillis = (seconds: number): number => Math.round(seconds * 1000);
 

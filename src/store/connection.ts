@@ -6,6 +6,7 @@ import type { Database, Statement } from "./sqlite.js";
 
 export class Connection {
   private readonly statements = new Map<string, Statement<unknown>>();
+  private readonly rawStatements = new Map<string, Statement<unknown[]>>();
 
   constructor(
     readonly db: Database,
@@ -24,6 +25,19 @@ export class Connection {
   }
 
   /**
+   * The prepared statement for `sql` answering rows as arrays of column values (the driver's raw
+   * mode), prepared on first use and cached apart from `stmt`'s. Throws SQLite errors (bad SQL).
+   */
+  rawStmt(sql: string): Statement<unknown[]> {
+    let statement = this.rawStatements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare<unknown>(sql).raw(true);
+      this.rawStatements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /**
    * Runs `body` in a write transaction: `BEGIN IMMEDIATE`, so the write lock is taken up front and
    * a busy database is waited for (busy timeout) instead of failing on the read→write upgrade;
    * a savepoint when already inside a transaction. Commits when `body` returns, rolls back and
@@ -35,6 +49,7 @@ export class Connection {
 
   close(): void {
     this.statements.clear();
+    this.rawStatements.clear();
     if (this.db.open) this.db.close();
   }
 }

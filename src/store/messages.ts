@@ -4,7 +4,7 @@
  * transaction, so a killed process leaves either the whole append or none of it.
  */
 import { HermesError } from "../shared/errors.js";
-import { decodeRow, encodeMessage, MESSAGE_COLUMNS, toSeconds, toolCallsIn, type MessageRecordRow } from "./codec.js";
+import { decodeRow, encodeMessage, MESSAGE_COLUMNS, recordOfValues, toSeconds, toolCallsIn, type MessageRecordRow } from "./codec.js";
 import type { Connection } from "./connection.js";
 import type { MessageRow, NewSession, SessionMeta, StoredMessage } from "./types.js";
 
@@ -120,21 +120,20 @@ export function deleteMessage(conn: Connection, sessionId: string, messageId: nu
   });
 }
 
+/** Message records selected by `MESSAGE_COLUMNS` + `tail` (FROM, WHERE, ORDER), read as raw rows. */
+function messageRecords(conn: Connection, tail: string, ...params: unknown[]): MessageRecordRow[] {
+  return conn.rawStmt(`SELECT ${MESSAGE_COLUMNS} ${tail}`).all(...params).map(recordOfValues);
+}
+
 /** Every message of a session as rows, in conversation order (one SELECT). Empty when unknown. */
 export function loadMessageRows(conn: Connection, sessionId: string): MessageRow[] {
-  return conn
-    .stmt<MessageRecordRow>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY id`)
-    .all(sessionId)
-    .map(decodeRow);
+  return messageRecords(conn, "FROM messages WHERE session_id = ? ORDER BY id", sessionId).map(decodeRow);
 }
 
 /** At most `limit` rows of a session from its start (`first`) or its end (`last`), in conversation order. */
 export function messageRowsAtEdge(conn: Connection, sessionId: string, edge: "first" | "last", limit: number): MessageRow[] {
   const order = edge === "first" ? "ASC" : "DESC";
-  const rows = conn
-    .stmt<MessageRecordRow>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY id ${order} LIMIT ?`)
-    .all(sessionId, limit)
-    .map(decodeRow);
+  const rows = messageRecords(conn, `FROM messages WHERE session_id = ? ORDER BY id ${order} LIMIT ?`, sessionId, limit).map(decodeRow);
   return edge === "first" ? rows : rows.reverse();
 }
 
@@ -143,13 +142,8 @@ export function messageRowsAtEdge(conn: Connection, sessionId: string, edge: "fi
  * belongs to the session) and up to `after` later ones, in conversation order. Two index seeks.
  */
 export function messageRowsAround(conn: Connection, sessionId: string, messageId: number, before: number, after: number): MessageRow[] {
-  const earlier = conn
-    .stmt<MessageRecordRow>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?`)
-    .all(sessionId, messageId, before)
-    .reverse();
-  const later = conn
-    .stmt<MessageRecordRow>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND id >= ? ORDER BY id ASC LIMIT ?`)
-    .all(sessionId, messageId, after + 1);
+  const earlier = messageRecords(conn, "FROM messages WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?", sessionId, messageId, before).reverse();
+  const later = messageRecords(conn, "FROM messages WHERE session_id = ? AND id >= ? ORDER BY id ASC LIMIT ?", sessionId, messageId, after + 1);
   const anchored = later[0]?.id === messageId ? later : later.slice(0, after);
   return [...earlier, ...anchored].map(decodeRow);
 }
