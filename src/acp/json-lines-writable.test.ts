@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import type { AnyMessage } from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
-import { jsonLinesWritable, MAX_ERROR_FRAME_CHARS, serializeFrame } from "./json-lines-writable.js";
+import { FLUSH_CHARS, jsonLinesWritable, MAX_BACKLOG_CHARS, MAX_ERROR_FRAME_CHARS, serializeFrame } from "./json-lines-writable.js";
 
 const frame = (id: number): AnyMessage => ({ jsonrpc: "2.0", id, result: {} });
 
@@ -22,18 +22,42 @@ describe("jsonLinesWritable", () => {
     ]);
   });
 
-  it("waits for drain when the stream pushes back", async () => {
-    const sink = new PassThrough({ highWaterMark: 4 });
+  it("hands a turn that writes more than FLUSH_CHARS to the stream as it goes, in order", async () => {
+    const sink = new PassThrough();
+    let received = "";
+    sink.on("data", (chunk: Buffer) => (received += chunk.toString()));
     const writer = jsonLinesWritable(sink).messages.getWriter();
-    await writer.write(frame(1));
+    const big = (id: number): AnyMessage => ({ jsonrpc: "2.0", id, result: { text: "x".repeat(1000) } });
+    const count = Math.ceil((3 * FLUSH_CHARS) / 1000);
+    let seenBeforeLast = 0;
+    for (let id = 0; id < count; id++) {
+      if (id === count - 1) seenBeforeLast = received.length;
+      await writer.write(big(id));
+    }
+    await writer.close();
     await new Promise((resolve) => setImmediate(resolve));
-    let accepted = false;
-    const pending = writer.write(frame(2)).then(() => (accepted = true));
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(accepted).toBe(false);
+    expect(seenBeforeLast).toBeGreaterThanOrEqual(2 * FLUSH_CHARS);
+    expect(received.split("\n").filter(Boolean).map((line) => (JSON.parse(line) as { id: number }).id)).toEqual([...Array(count).keys()]);
+  });
+
+  it("waits for drain once more than MAX_BACKLOG_CHARS wait in a stream that pushes back, not before", async () => {
+    const sink = new PassThrough();
+    const writer = jsonLinesWritable(sink).messages.getWriter();
+    const big = (id: number): AnyMessage => ({ jsonrpc: "2.0", id, result: { text: "x".repeat(10_000) } });
+    const turns = async (): Promise<void> => {
+      for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    let resolved = 0;
+    const write = (id: number): Promise<void> => writer.write(big(id)).then(() => void resolved++);
+    const below = Array.from({ length: Math.floor(MAX_BACKLOG_CHARS / 20_000) }, (_, id) => write(id));
+    await turns();
+    expect(resolved).toBe(below.length);
+    const above = Array.from({ length: Math.ceil(MAX_BACKLOG_CHARS / 10_000) }, (_, id) => write(below.length + id));
+    await turns();
+    expect(resolved).toBeLessThan(below.length + above.length);
     sink.resume();
-    await pending;
-    expect(accepted).toBe(true);
+    await Promise.all(above);
+    expect(resolved).toBe(below.length + above.length);
   });
 });
 

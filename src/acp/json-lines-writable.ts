@@ -2,24 +2,42 @@ import type { AnyMessage } from "@agentclientprotocol/sdk/unstable";
 import { log } from "../shared/logger.js";
 
 /**
- * The outgoing half of the stdio transport: a WritableStream of JSON-RPC messages that writes
- * each as one line of JSON, gathering every message written in one turn of the event loop into a
- * single `write` (one syscall instead of one per frame when updates stream fast, and no per-frame
- * byte-stream round trip). Order is preserved. `write` resolves at once unless the Node stream
- * asked for backpressure, in which case it waits for `drain`. Close flushes what is pending.
+ * Pending text at which the writer hands a turn's output to the stream at once rather than at the
+ * end of the turn (about a pipe's kernel buffer): a turn that writes megabytes (a `session/load`
+ * replay) reaches the client while it is still being serialized, and the client reads and parses
+ * it in parallel.
  */
-export function jsonLinesWritable(output: NodeJS.WritableStream): JsonLinesOutput {
+export const FLUSH_CHARS = 64 * 1024;
+
+/** Text waiting in the stream (not yet taken by the OS) past which writes wait for its `drain`. */
+export const MAX_BACKLOG_CHARS = 16 * FLUSH_CHARS;
+
+/**
+ * The outgoing half of the stdio transport: a WritableStream of JSON-RPC messages that writes
+ * each as one line of JSON, gathering the messages written in one turn of the event loop into a
+ * single `write` (one syscall instead of one per frame when updates stream fast, and no per-frame
+ * byte-stream round trip), or into one `write` per FLUSH_CHARS when a turn writes more. Order is
+ * preserved. `write` resolves at once, except:
+ * - after a write of FLUSH_CHARS the stream could not pass on whole (the client has not read the
+ *   last one yet), on the next turn of the event loop, so the stream gets to write to the OS
+ *   (which it only does between turns) while the writer's caller goes on;
+ * - while more than MAX_BACKLOG_CHARS wait in a stream that asked for backpressure, at its `drain`.
+ * Close flushes what is pending.
+ */
+export function jsonLinesWritable(output: NodeJS.WritableStream & { readonly writableLength?: number }): JsonLinesOutput {
   let pending = "";
   let scheduled = false;
   let drained: Promise<void> | undefined;
 
-  const flush = (): void => {
-    scheduled = false;
-    if (!pending) return;
+  /** Writes what is pending; true when the stream holds some of it back for now. */
+  const writePending = (): boolean => {
+    if (!pending) return false;
     const text = pending;
     pending = "";
     const ok = output.write(text);
-    if (!ok && !drained) {
+    const backlog = output.writableLength;
+    // `ok` false means the stream will emit `drain` once its buffer is empty.
+    if (!ok && !drained && (backlog === undefined || backlog > MAX_BACKLOG_CHARS)) {
       drained = new Promise((resolve) =>
         output.once("drain", () => {
           drained = undefined;
@@ -27,11 +45,19 @@ export function jsonLinesWritable(output: NodeJS.WritableStream): JsonLinesOutpu
         }),
       );
     }
+    return backlog === undefined ? !ok : backlog > 0;
+  };
+
+  const flush = (): void => {
+    scheduled = false;
+    writePending();
   };
 
   const enqueue = (text: string): Promise<void> | undefined => {
     pending += text;
-    if (!scheduled) {
+    if (pending.length >= FLUSH_CHARS) {
+      if (writePending() && !drained) return nextTurn();
+    } else if (!scheduled) {
       scheduled = true;
       setImmediate(flush);
     }
@@ -49,6 +75,8 @@ export function jsonLinesWritable(output: NodeJS.WritableStream): JsonLinesOutpu
     flush: () => close() ?? Promise.resolve(),
   };
 }
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Largest error response sent with its `data`; a bigger one loses `data` and keeps code and message. */
 export const MAX_ERROR_FRAME_CHARS = 64 * 1024;

@@ -1,5 +1,5 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { toolEndEvent, toolStartEvent, type AgentEvent } from "../agent/events.js";
+import { toolEndEvent, toolStartEvent } from "../agent/events.js";
 import type { ChatMessage } from "../llm/types.js";
 import { correctionWords, isRedirectedAssistant, REDIRECT_PLACEHOLDER } from "../agent/redirect.js";
 import type { TranscriptEntry } from "../runtime/runtime.js";
@@ -41,11 +41,16 @@ function orphanCall(message: Extract<ChatMessage, { role: "tool" }>, cwd: string
  * history (unknown tools, bad JSON, results without calls, undecodable details).
  */
 export function replayUpdates(entries: readonly TranscriptEntry[], tools: ToolRegistry, cwd: string): SessionUpdate[] {
-  const updates: SessionUpdate[] = [];
+  return [...streamReplay(entries, tools, cwd)];
+}
+
+/**
+ * `replayUpdates` built as it is consumed, entry by entry, so a long conversation can be sent
+ * while it is shown (`UpdateSender.sendAll`) without all of its updates existing at once. The
+ * same updates in the same order; `entries` must not change while it is consumed.
+ */
+export function* streamReplay(entries: readonly TranscriptEntry[], tools: ToolRegistry, cwd: string): Generator<SessionUpdate, void, undefined> {
   const calls = new Map<string, PreparedToolCall>();
-  const emit = (event: AgentEvent): void => {
-    updates.push(...toSessionUpdates(event));
-  };
   let previous: ChatMessage | undefined;
   for (const { message, toolOutcome } of entries) {
     const before = previous;
@@ -55,30 +60,29 @@ export function replayUpdates(entries: readonly TranscriptEntry[], tools: ToolRe
         // A correction that redirected a turn shows as the user typed it (the model got it with context).
         const text = userText(message);
         const shown = typeof message.content === "string" ? (correctionWords(message.content, before) ?? text) : text;
-        updates.push({ sessionUpdate: "user_message_chunk", messageId: newId(), content: { type: "text", text: shown } });
+        yield { sessionUpdate: "user_message_chunk", messageId: newId(), content: { type: "text", text: shown } };
         break;
       }
       case "assistant": {
         const messageId = newId();
-        if (message.reasoning) emit({ type: "reasoning_delta", messageId, text: message.reasoning });
+        if (message.reasoning) yield* toSessionUpdates({ type: "reasoning_delta", messageId, text: message.reasoning });
         const placeholder = isRedirectedAssistant(message) && message.content === REDIRECT_PLACEHOLDER;
-        if (message.content && !placeholder) emit({ type: "message_delta", messageId, text: message.content });
+        if (message.content && !placeholder) yield* toSessionUpdates({ type: "message_delta", messageId, text: message.content });
         for (const call of message.tool_calls ?? []) {
           const prepared = prepareToolCall(call, tools, { cwd });
           calls.set(call.id, prepared);
-          emit(toolStartEvent(prepared));
+          yield* toSessionUpdates(toolStartEvent(prepared));
         }
         break;
       }
       case "tool": {
         const prepared = calls.get(message.tool_call_id) ?? orphanCall(message, cwd);
         const outcome = decodeToolOutcome(prepared.name, toolOutcome);
-        emit(toolEndEvent(prepared, { content: message.content, isError: outcome.isError, details: released(outcome) }));
+        yield* toSessionUpdates(toolEndEvent(prepared, { content: message.content, isError: outcome.isError, details: released(outcome) }));
         break;
       }
       default:
         break;
     }
   }
-  return updates;
 }

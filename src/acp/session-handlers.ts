@@ -20,7 +20,7 @@ import { parseMcpServers } from "./mcp-params.js";
 import { modeState, sessionConfigOptions } from "./config-options.js";
 import { afterSessionOpened } from "./session-status.js";
 import { bridgeCompaction } from "./compaction-bridge.js";
-import { replayUpdates } from "./replay.js";
+import { replayUpdates, streamReplay } from "./replay.js";
 import type { LiveSession, SessionManager } from "./session-manager.js";
 
 /** What new / load / resume / fork answer besides the id: the session's modes and config options. */
@@ -87,16 +87,24 @@ async function liveSession(
 }
 
 /**
- * `session/load`: restore, then replay the whole conversation as updates before answering. A
- * replay failure is logged and the load still succeeds.
+ * `session/load`: restore, then replay the whole conversation as updates before answering: as
+ * one run written as it is built (`UpdateSender.sendAll`; the session's other updates wait until
+ * it is out), or, while a turn of the session runs on this connection, all queued at once, so
+ * nothing of the turn (its permission requests included) can come between. A replay failure is
+ * logged (what was replayed before it stays sent) and the load still succeeds.
  */
 export async function handleLoad(runtime: Runtime, sessions: SessionManager, client: AgentContext, params: LoadSessionRequest): Promise<LoadSessionResponse> {
   const { live, transcript } = await liveSession(runtime, sessions, client, params.sessionId, params.cwd, params.mcpServers);
   try {
     const stored = transcript ?? runtime.directory.transcript(live.session.id);
     const entries = stored.length ? stored : live.session.history.map((message) => ({ message }));
-    for (const update of replayUpdates(entries, live.session.tools, live.session.cwd)) live.updates.send(update);
-    await live.updates.flushed();
+    if (live.isRunning) {
+      // A turn of this session is running here: its updates and requests stay after the whole replay.
+      for (const update of replayUpdates(entries, live.session.tools, live.session.cwd)) live.updates.send(update);
+      await live.updates.flushed();
+    } else {
+      await live.updates.sendAll(streamReplay(entries, live.session.tools, live.session.cwd));
+    }
   } catch (error) {
     log.error(`history replay for session/load of ${params.sessionId} failed; the load still succeeds`, error);
   }
