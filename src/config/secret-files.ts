@@ -47,18 +47,10 @@ export async function realOrResolved(p: string): Promise<string> {
  */
 export async function secretFiles(hermesHome: string): Promise<SecretFiles> {
   const homes = [...new Set([path.resolve(hermesHome), await realOrResolved(hermesHome)])];
-  const targets = new Set<string>();
-  const existing: string[] = [];
-  for (const name of HERMES_CREDENTIAL_FILES) {
-    const file = path.join(homes[0] as string, name);
-    try {
-      const real = await realpath(file);
-      targets.add(fold(real));
-      existing.push(real);
-    } catch {
-      // absent: nothing to point at
-    }
-  }
+  // Looked up together (absent ones are the common case): one round trip, not one per name.
+  const found = await Promise.all(HERMES_CREDENTIAL_FILES.map((name) => realpath(path.join(homes[0] as string, name)).catch(() => undefined)));
+  const existing = found.filter((real): real is string => real !== undefined);
+  const targets = new Set(existing.map(fold));
   const reasonFor = (absolute: string): string | undefined => {
     const candidate = path.resolve(absolute);
     if (ENVIRON_RE.test(candidate)) {
@@ -100,8 +92,7 @@ function isInside(parent: string, child: string): boolean {
  * credential file is refused too. The message names the path and why. Never throws.
  */
 export async function secretFileReason(absolute: string, hermesHome: string): Promise<string | undefined> {
-  const files = await secretFiles(hermesHome);
-  const real = await realOrResolved(absolute);
+  const [files, real] = await Promise.all([secretFiles(hermesHome), realOrResolved(absolute)]);
   const reason = files.reasonFor(absolute) ?? (real !== absolute ? files.reasonFor(real) : undefined);
   if (reason) return reason;
   if (!(await sameFileAsCredential(absolute, hermesHome))) return undefined;
@@ -116,13 +107,6 @@ async function sameFileAsCredential(absolute: string, hermesHome: string): Promi
     return false;
   }
   if (!target.isFile()) return false;
-  for (const name of HERMES_CREDENTIAL_FILES) {
-    try {
-      const credential = await stat(path.join(hermesHome, name));
-      if (credential.dev === target.dev && credential.ino === target.ino) return true;
-    } catch {
-      // absent
-    }
-  }
-  return false;
+  const credentials = await Promise.all(HERMES_CREDENTIAL_FILES.map((name) => stat(path.join(hermesHome, name)).catch(() => undefined)));
+  return credentials.some((credential) => credential !== undefined && credential.dev === target.dev && credential.ino === target.ino);
 }
