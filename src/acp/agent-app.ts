@@ -49,6 +49,43 @@ function guarded<A, R>(method: string, handler: (arg: A) => Promise<R> | R): (ar
   };
 }
 
+/**
+ * Counts the requests that restore stored sessions (load, resume, fork, list) while they run, so
+ * the warm-up after `initialize` (model SDK, tool schemas, SQLite driver: nothing a replay needs)
+ * waits instead of competing with an editor reopening its last session at start (see
+ * `RuntimeLoader.prewarm`). `idle()` resolves once none runs (at once when none does).
+ */
+class RestoresInFlight {
+  private count = 0;
+  private waiters: Array<() => void> = [];
+
+  /** `handler`, counted while it runs (still called synchronously). */
+  wrap<A, R>(handler: (arg: A) => Promise<R> | R): (arg: A) => Promise<R> | R {
+    return (arg) => {
+      this.count += 1;
+      let result: Promise<R> | R;
+      try {
+        result = handler(arg);
+      } catch (error) {
+        this.done();
+        throw error;
+      }
+      if (result instanceof Promise) return result.finally(() => this.done());
+      this.done();
+      return result;
+    };
+  }
+
+  idle(): Promise<void> {
+    return this.count === 0 ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private done(): void {
+    this.count -= 1;
+    if (this.count === 0) for (const resolve of this.waiters.splice(0)) resolve();
+  }
+}
+
 /** What the process serving ACP knows about itself. */
 export interface AgentAppOptions {
   /** The command line that runs this agent's `--setup` (offered to clients that opt into terminal auth). */
@@ -62,6 +99,7 @@ export interface AgentAppOptions {
  * a Runtime), every handler runs exactly as over a plain Runtime.
  */
 export function createAgentApp(source: Runtime | RuntimeLoader, options: AgentAppOptions = {}): { app: AgentApp; sessions: SessionManager } {
+  const restores = new RestoresInFlight();
   const loader: Pick<RuntimeLoader, "configuredProvider" | "loaded" | "load" | "prewarm"> =
     "load" in source
       ? source
@@ -93,7 +131,7 @@ export function createAgentApp(source: Runtime | RuntimeLoader, options: AgentAp
           setupLaunch: options.setupLaunch,
         });
         // After the answer is written (prewarm's steps are later macrotasks): off the critical path.
-        loader.prewarm(() => handlers());
+        loader.prewarm(() => handlers(), () => restores.idle());
         return answer;
       }),
     )
@@ -124,10 +162,10 @@ export function createAgentApp(source: Runtime | RuntimeLoader, options: AgentAp
         return answer;
       })),
     )
-    .onRequest(methods.agent.session.load, guarded("session/load", ({ params, client }) => withRuntime((runtime, h) => h.handleLoad(runtime, sessions, client, params))))
-    .onRequest(methods.agent.session.resume, guarded("session/resume", ({ params, client }) => withRuntime((runtime, h) => h.handleResume(runtime, sessions, client, params))))
-    .onRequest(methods.agent.session.fork, guarded("session/fork", ({ params, client }) => withRuntime((runtime, h) => h.handleFork(runtime, sessions, client, params))))
-    .onRequest(methods.agent.session.list, guarded("session/list", ({ params }) => withRuntime((runtime, h) => h.handleList(runtime, params))))
+    .onRequest(methods.agent.session.load, guarded("session/load", restores.wrap(({ params, client }) => withRuntime((runtime, h) => h.handleLoad(runtime, sessions, client, params)))))
+    .onRequest(methods.agent.session.resume, guarded("session/resume", restores.wrap(({ params, client }) => withRuntime((runtime, h) => h.handleResume(runtime, sessions, client, params)))))
+    .onRequest(methods.agent.session.fork, guarded("session/fork", restores.wrap(({ params, client }) => withRuntime((runtime, h) => h.handleFork(runtime, sessions, client, params)))))
+    .onRequest(methods.agent.session.list, guarded("session/list", restores.wrap(({ params }) => withRuntime((runtime, h) => h.handleList(runtime, params)))))
     .onRequest(methods.agent.session.close, guarded("session/close", ({ params }) => withHandlers((h) => h.handleClose(sessions, params.sessionId))))
     .onRequest(methods.agent.session.delete, guarded("session/delete", ({ params }) => withRuntime((runtime, h) => h.handleDelete(runtime, sessions, params.sessionId))))
     .onRequest(methods.agent.session.setMode, guarded("session/set_mode", ({ params }) => withRuntime((runtime, h) => h.handleSetMode(runtime, sessions, params.sessionId, params.modeId))))

@@ -47,18 +47,20 @@ export class RuntimeLoader {
 
   /**
    * Starts, on later event-loop turns, what the first session and prompt need: the Runtime's modules,
-   * then the caller's own (`serverModules`, e.g. the ACP request handlers), the toolsets resolved and their JSON schemas derived (`SessionFactory.warm`), the configured wire
+   * then the caller's own (`serverModules`, e.g. the ACP request handlers); then, each once
+   * `idle()` resolves (the caller's say that no request it defers to is running), the toolsets resolved and their JSON schemas derived (`SessionFactory.warm`), the configured wire
    * API's SDK evaluated, the SQLite driver loaded; nothing when config.yaml is broken. Each step
    * is a separate macrotask, so a request arriving meanwhile waits for one step at most; the first
    * starts after the turn that writes the caller's answer. Does no
    * network I/O, opens no file for writing, never writes to stdout; never throws or rejects
    * (a failure is logged at debug level and left to the request that needs the part). Once per loader.
    */
-  prewarm(serverModules?: () => unknown): void {
+  prewarm(serverModules?: () => unknown, idle?: () => Promise<void>): void {
     if (this.warming) return;
     this.warming = true;
-    const step = (what: string, body: () => unknown): Promise<void> =>
+    const step = (what: string, body: () => unknown, waitForIdle = true): Promise<void> =>
       nextTurn().then(async () => {
+        if (waitForIdle && idle) await idle();
         try {
           await body();
         } catch (error) {
@@ -69,8 +71,8 @@ export class RuntimeLoader {
       // The answer that called this is written by an immediate queued after this call (the
       // stdio writer flushes a turn's frames in one setImmediate): one more turn starts after it.
       await nextTurn();
-      await step("the runtime", () => this.load());
-      if (serverModules) await step("the server's modules", serverModules);
+      await step("the runtime", () => this.load(), false);
+      if (serverModules) await step("the server's modules", serverModules, false);
       const runtime = this.runtime;
       if (!runtime) return;
       let config: HermesConfig | undefined;
