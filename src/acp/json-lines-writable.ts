@@ -1,5 +1,6 @@
 import type { AnyMessage } from "@agentclientprotocol/sdk/unstable";
 import { log } from "../shared/logger.js";
+import { nextTurn } from "../shared/next-turn.js";
 
 /**
  * Pending text at which the writer hands a turn's output to the stream at once rather than at the
@@ -75,8 +76,6 @@ export function jsonLinesWritable(output: NodeJS.WritableStream & { readonly wri
     flush: () => close() ?? Promise.resolve(),
   };
 }
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Largest error response sent with its `data`; a bigger one loses `data` and keeps code and message. */
 export const MAX_ERROR_FRAME_CHARS = 64 * 1024;

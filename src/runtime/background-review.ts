@@ -23,6 +23,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import { ToolSessionState } from "../tools/session-state.js";
 import type { ToolContext } from "../tools/types.js";
 import { REVIEW_PROMPTS } from "./background-review-prompts.js";
+import { nextTurn } from "../shared/next-turn.js";
 
 /** The tools a review may run (Hermes' dispatch whitelist); the model still sees the session's whole tool list, so its prompt cache holds. */
 export const REVIEW_TOOLS: ReadonlySet<string> = new Set(["memory", "skills_list", "skill_view", "skill_manage"]);
@@ -183,7 +184,7 @@ export class BackgroundReviewer {
     while (this.timer || this.run || this.draining.size > 0) {
       if (this.run) await this.run.done;
       else if (this.draining.size > 0) await Promise.all(this.draining);
-      else await new Promise((resolve) => setImmediate(resolve));
+      else await nextTurn();
     }
   }
 

@@ -5,6 +5,7 @@ import { preloadWireSdk } from "../llm/sdk-preload.js";
 import type { ApiMode } from "../llm/types.js";
 import { errorMessage } from "../shared/errors.js";
 import { log } from "../shared/logger.js";
+import { nextTurn } from "../shared/next-turn.js";
 import type { Runtime, RuntimeOptions } from "./runtime.js";
 
 /**
@@ -92,9 +93,4 @@ export class RuntimeLoader {
       await step("the SQLite driver", () => runtime.warmStore());
     })().catch(() => undefined);
   }
-}
-
-/** Resolves in a later event-loop turn (after the immediates queued so far, and I/O polled). */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
