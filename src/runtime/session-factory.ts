@@ -8,16 +8,12 @@ import { errorMessage, HermesError } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import { log } from "../shared/logger.js";
 import { ToolRegistry } from "../tools/registry.js";
-import { memoryFilesFor } from "../tools/memory/memory.js";
-import { memorySnapshot } from "../tools/memory/snapshot.js";
 import { restoreTodosFromHistory } from "../tools/todo/restore.js";
-import { skillLibraryFor } from "../tools/skills/skill-library.js";
-import { skillsIndexSection } from "../tools/skills/skills-index.js";
-import { resolveToolset, TOOLSETS, type ResolvedToolset } from "../tools/toolsets.js";
+import { resolveToolset, type ResolvedToolset } from "../tools/toolsets.js";
 import type { StateStore } from "../store/state-store.js";
 import type { SessionRecord } from "../store/types.js";
 import { hideCredentialsFromCommands, type ConfigSource } from "./config-source.js";
-import { resolveMcpServers, type McpServerInput } from "./mcp/server-spec.js";
+import { sessionServerSpecs, type McpServerInput } from "./mcp/server-spec.js";
 import { SessionMcp } from "./mcp/session-mcp.js";
 import { SessionRecorder } from "./recorder.js";
 import type { SessionDirectory, TranscriptEntry } from "./session-directory.js";
@@ -32,7 +28,7 @@ import { AgentSession } from "./session.js";
 import type { ReasoningEffort } from "../llm/catalog.js";
 import { storedReasoningEffort } from "./reasoning-effort.js";
 import { sessionContextWindow, type ModelWindowLookup } from "./session-context.js";
-import { buildSessionSystemPrompt, storedPromptFits } from "./session-prompt.js";
+import { buildSessionSystemPrompt, memorySection, skillsSection, storedPromptFits } from "./session-prompt.js";
 
 /** What a session is opened with besides its cwd. */
 export interface SessionOpenOptions {
@@ -207,7 +203,7 @@ export class SessionFactory {
   addMcpServers(session: AgentSession, servers: readonly McpServerInput[]): void {
     if (!session.mcp || servers.length === 0) return;
     const loaded = this.config.current();
-    session.mcp.start(this.mcpSpecs(servers, loaded.ok ? loaded.config : undefined, session.toolset));
+    session.mcp.start(sessionServerSpecs(servers, loaded.ok ? loaded.config : undefined, session.toolset, this.config.env));
   }
 
   /**
@@ -263,7 +259,7 @@ export class SessionFactory {
     const tools = new ToolRegistry(toolset.tools);
     const provider = input.provider ?? (await this.config.provider(resolved, config));
     const mcp = new SessionMcp({ cwd: input.cwd, env: this.config.env, tools });
-    mcp.start(this.mcpSpecs(input.mcpServers, config, toolset));
+    mcp.start(sessionServerSpecs(input.mcpServers, config, toolset, this.config.env));
     // The auxiliary port follows the session's model as it is switched; it is only asked during turns.
     const current = (): AgentSession => {
       if (!session) throw new Error("auxiliary model asked before the session exists");
@@ -344,8 +340,9 @@ export class SessionFactory {
    * skill_view, the memory snapshot when they include memory, project context of `cwd`, environment).
    */
   private systemPrompt(config: HermesConfig, resolved: ResolvedProvider, cwd: string, startedAt: Date): Promise<string> {
-    const memory = this.memorySection(config);
-    const skills = this.skillsSection(config, cwd);
+    const tools = new Set(this.toolsetFor(config).tools.map((tool) => tool.name));
+    const memory = memorySection(config, tools, this.paths.home);
+    const skills = skillsSection(config, tools, { hermesHome: this.paths.home, cwd, env: this.config.env });
     return buildSessionSystemPrompt({
       soulFile: this.paths.soulFile,
       cwd,
@@ -375,39 +372,6 @@ export class SessionFactory {
       this.toolsets.set(config, toolset);
     }
     return toolset;
-  }
-
-  /** The frozen MEMORY.md / USER.md snapshot (Hermes' memory section), when the `memory` tool is on. */
-  private memorySection(config: HermesConfig): string | undefined {
-    if (!this.toolsetFor(config).tools.some((tool) => tool.name === "memory")) return undefined;
-    const targets = [...(config.memory.memory_enabled ? (["memory"] as const) : []), ...(config.memory.user_profile_enabled ? (["user"] as const) : [])];
-    if (targets.length === 0) return undefined;
-    return memorySnapshot(memoryFilesFor({ hermesHome: this.paths.home, config }), targets);
-  }
-
-  /**
-   * The `## Skills` index of the skills `cwd`'s session can see (Hermes' skills section), when its
-   * tools include `skill_view`; undefined without skills. Read once, with the rest of the prompt.
-   */
-  private skillsSection(config: HermesConfig, cwd: string): string | undefined {
-    const tools = new Set(this.toolsetFor(config).tools.map((tool) => tool.name));
-    if (!tools.has("skill_view")) return undefined;
-    const library = skillLibraryFor({ hermesHome: this.paths.home, cwd, config, env: this.config.env });
-    const toolsets = new Set(Object.keys(TOOLSETS).filter((name) => TOOLSETS[name]?.tools?.some((tool) => tools.has(tool))));
-    return skillsIndexSection(library.entries(), { categoryDescriptions: library.categoryDescriptions(), availableTools: tools, availableToolsets: toolsets });
-  }
-
-  /** The editor's servers merged with config.yaml's; unusable config entries are logged and skipped. */
-  /** The editor's servers merged with config.yaml's, minus those the session's toolsets leave out (`no_mcp`, `mcp-<name>` disabled). */
-  private mcpSpecs(servers: readonly McpServerInput[], config: HermesConfig | undefined, toolset: ResolvedToolset | undefined) {
-    const { specs, problems } = resolveMcpServers(servers, config?.mcp_servers ?? {}, this.config.env);
-    for (const problem of problems) log.warn(`config.yaml mcp_servers.${problem.name} skipped: ${problem.reason}`);
-    if (!toolset) return specs;
-    return specs.filter((spec) => {
-      const kept = toolset.mcp.enabled && !toolset.mcp.disabled.has(spec.name);
-      if (!kept) log.info(`MCP server "${spec.name}" left out by the toolsets in config.yaml`);
-      return kept;
-    });
   }
 }
 

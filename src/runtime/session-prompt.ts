@@ -3,7 +3,13 @@ import { release, type } from "node:os";
 import { CHARS_PER_TOKEN } from "../agent/context.js";
 import { buildSystemPrompt, PROJECT_CONTEXT_MAX_CHARS } from "../agent/system-prompt.js";
 import { discoverProjectContext } from "./project-context.js";
+import type { HermesConfig } from "../config/schema.js";
+import { memoryFilesFor } from "../tools/memory/memory.js";
+import { memorySnapshot } from "../tools/memory/snapshot.js";
+import { skillLibraryFor } from "../tools/skills/skill-library.js";
+import { skillsIndexSection } from "../tools/skills/skills-index.js";
 import { chooseShell } from "../tools/terminal/shell.js";
+import { TOOLSETS } from "../tools/toolsets.js";
 
 export interface SessionPromptInput {
   /** `$HERMES_HOME/SOUL.md`; its text replaces the default identity when present and non-blank. */
@@ -55,4 +61,23 @@ export function projectContextCap(contextWindow: number): number {
  */
 export function storedPromptFits(stored: string | null | undefined, model: string, provider: string): stored is string {
   return typeof stored === "string" && stored.endsWith(`\nModel: ${model}\nProvider: ${provider}`);
+}
+
+/** The frozen MEMORY.md / USER.md snapshot (Hermes' memory section), when the session's `tools` include `memory`. */
+export function memorySection(config: HermesConfig, tools: ReadonlySet<string>, hermesHome: string): string | undefined {
+  if (!tools.has("memory")) return undefined;
+  const targets = [...(config.memory.memory_enabled ? (["memory"] as const) : []), ...(config.memory.user_profile_enabled ? (["user"] as const) : [])];
+  if (targets.length === 0) return undefined;
+  return memorySnapshot(memoryFilesFor({ hermesHome, config }), targets);
+}
+
+/**
+ * The `## Skills` index of the skills `cwd`'s session can see (Hermes' skills section), when its
+ * `tools` include `skill_view`; undefined without skills. Read once, with the rest of the prompt.
+ */
+export function skillsSection(config: HermesConfig, tools: ReadonlySet<string>, where: { hermesHome: string; cwd: string; env: NodeJS.ProcessEnv }): string | undefined {
+  if (!tools.has("skill_view")) return undefined;
+  const library = skillLibraryFor({ ...where, config });
+  const toolsets = new Set(Object.keys(TOOLSETS).filter((name) => TOOLSETS[name]?.tools?.some((tool) => tools.has(tool))));
+  return skillsIndexSection(library.entries(), { categoryDescriptions: library.categoryDescriptions(), availableTools: tools, availableToolsets: toolsets });
 }

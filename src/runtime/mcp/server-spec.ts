@@ -23,6 +23,9 @@
  * timeout). Config servers the editor did not name are connected too, unless
  * `HERMES_ACP_SKIP_CONFIGURED_MCP=1`.
  */
+import type { HermesConfig } from "../../config/schema.js";
+import { log } from "../../shared/logger.js";
+import type { ResolvedToolset } from "../../tools/toolsets.js";
 
 /** An MCP server as the editor (or a test) names it, already validated. */
 export type McpServerInput =
@@ -130,4 +133,24 @@ function expand(text: string, env: NodeJS.ProcessEnv): string {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A session's MCP servers: the editor's merged with config.yaml's (unusable config entries logged
+ * and skipped), minus those the session's toolsets leave out (`no_mcp`, `mcp-<name>` disabled).
+ */
+export function sessionServerSpecs(
+  servers: readonly McpServerInput[],
+  config: HermesConfig | undefined,
+  toolset: ResolvedToolset | undefined,
+  env: NodeJS.ProcessEnv,
+): McpServerSpec[] {
+  const { specs, problems } = resolveMcpServers(servers, config?.mcp_servers ?? {}, env);
+  for (const problem of problems) log.warn(`config.yaml mcp_servers.${problem.name} skipped: ${problem.reason}`);
+  if (!toolset) return specs;
+  return specs.filter((spec) => {
+    const kept = toolset.mcp.enabled && !toolset.mcp.disabled.has(spec.name);
+    if (!kept) log.info(`MCP server "${spec.name}" left out by the toolsets in config.yaml`);
+    return kept;
+  });
 }
