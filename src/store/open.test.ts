@@ -190,6 +190,63 @@ describe("migrate", () => {
   });
 });
 
+describe("migration 4 (trigram row condition)", () => {
+  // Texts on both sides of the single-byte pre-check: ASCII, accents (multi-byte, no CJK), each
+  // script of the list, an embedded NUL before and after CJK, empty and NULL.
+  const texts: Array<string | null> = [
+    "plain ascii words", "café résumé naïve", "東京タワー", "mixed 日本語 and ascii", "한국어 문장", "ภาษาไทย",
+    "emoji only 🎉", "𠀀 extension B", "ascii\u0000東京タワー", "東京タワー\u0000ascii", "", null, "x".repeat(20_000) + "東京タワー",
+  ];
+
+  it("selects the same rows as versions 1–3 did, for every kind of text", () => {
+    const db = new (loadSqlite())(":memory:");
+    try {
+      const v1 = MIGRATIONS[0]!.sql.match(/CREATE INDEX idx_messages_no_space_script ON messages\(id\) WHERE (.*);/)![1]!;
+      const v4 = MIGRATIONS[3]!.sql.match(/CREATE INDEX idx_messages_no_space_script ON messages\(id\) WHERE (.*);/)![1]!;
+      expect(v4).not.toBe(v1);
+      const check = (condition: string, text: string | null): number =>
+        Number(db.prepare(`SELECT coalesce((${condition.replaceAll("messages.content", "@text")}), 0)`).pluck().get({ text }));
+      for (const text of texts) expect([text, check(v4, text)]).toEqual([text, check(v1, text)]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("migrates a version 3 database keeping its trigram index whole, and indexes new rows as version 3 did", () => {
+    const Sqlite = loadSqlite();
+    // Same writes into a database left at version 3 and one migrated to 4 between them.
+    const run = (file: string, upgrade: boolean): { rows: unknown[]; matches: unknown[][] } => {
+      const db = new Sqlite(join(root, file));
+      try {
+        migrate(db, file, MIGRATIONS.slice(0, 3));
+        db.prepare("INSERT INTO sessions (id, started_at, last_active) VALUES ('s', 1, 1)").run();
+        const insert = db.prepare("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s', @role, @content, 1)");
+        for (const content of texts) insert.run({ role: "user", content });
+        if (upgrade) migrate(db, file);
+        expect(db.pragma("user_version", { simple: true })).toBe(upgrade ? 4 : 3);
+        for (const content of texts) insert.run({ role: "tool", content });
+        db.prepare("UPDATE messages SET content = 'now ascii' WHERE id = 3").run();
+        db.prepare("UPDATE messages SET content = '今は日本語' WHERE id = 1").run();
+        db.prepare("DELETE FROM messages WHERE id = 4").run();
+        db.exec("INSERT INTO messages_fts_trigram(messages_fts_trigram, rank) VALUES('integrity-check', 1)");
+        return {
+          rows: db.prepare("SELECT id FROM messages_fts_trigram_src ORDER BY id").pluck().all(),
+          matches: ["東京タ", "日本語", "한국어", "ภาษา", "は日本"].map((term) =>
+            db.prepare("SELECT rowid FROM messages_fts_trigram WHERE messages_fts_trigram MATCH ? ORDER BY rowid").pluck().all(`"${term}"`),
+          ),
+        };
+      } finally {
+        db.close();
+      }
+    };
+    const before = run("v3.db", false);
+    const after = run("v4.db", true);
+    expect(before.rows.length).toBeGreaterThanOrEqual(12);
+    expect(before.matches.every((ids) => ids.length > 0)).toBe(true);
+    expect(after).toEqual(before);
+  });
+});
+
 describe("StateStore laziness", () => {
   it("touches no file until first used", () => {
     const path = join(root, "home", "state.db");
