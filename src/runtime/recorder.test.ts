@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { loadSqlite, type Database } from "../store/sqlite.js";
 import { StateStore } from "../store/state-store.js";
 import { SessionRecorder, STREAMING_FINISH_REASON } from "./recorder.js";
@@ -52,6 +52,21 @@ describe("SessionRecorder", () => {
     expect(texts()).toEqual(["user:question", "assistant:answer"]);
     expect(store.getSession("s1")).toMatchObject({ title: "A title", inputTokens: 10, outputTokens: 5, messageCount: 2 });
     expect(recorder.takeFailure()).toBeUndefined();
+  });
+
+  it("stores the messages of one synchronous run in one transaction, before the event loop's next macrotask", async () => {
+    const recorder = new SessionRecorder(store, meta());
+    recorder.append({ role: "user", content: "question" });
+    await Promise.resolve();
+    expect(texts()).toEqual(["user:question"]);
+    const transactions = vi.spyOn(store, "together");
+    recorder.append({ role: "assistant", content: "", tool_calls: [] });
+    for (let i = 0; i < 5; i++) recorder.append({ role: "tool", tool_call_id: `c${i}`, name: "read_file", content: `result ${i}` });
+    expect(texts()).toHaveLength(1);
+    const storedBeforeNextMacrotask = await new Promise<string[]>((resolve) => setImmediate(() => resolve(texts())));
+    expect(storedBeforeNextMacrotask).toEqual(["user:question", "assistant:", ...[0, 1, 2, 3, 4].map((i) => `tool:result ${i}`)]);
+    expect(transactions).toHaveBeenCalledTimes(1);
+    expect(recorder.pending).toBe(false);
   });
 
   it("keeps writes queued while another process holds the lock, without holding up the event loop, and stores them in order after", async () => {

@@ -48,8 +48,9 @@ type Write =
 /**
  * Writes one session to state.db as its turn goes, off the critical path: each message, the
  * streamed text of the answer in progress, title, usage. Writes queue in order; a message is
- * stored at once (with what queued before it), the rest together a moment later (one
- * transaction per event-loop turn); an attempt never blocks the event loop for more than
+ * stored before the event loop moves on (a microtask: with what queued before it and the messages
+ * appended in the same synchronous run), the rest together a moment later (one transaction per
+ * event-loop turn); an attempt never blocks the event loop for more than
  * `attemptBusyMs`. Decision: an ordered in-memory queue retried with
  * short busy timeouts, not a worker thread — better-sqlite3 is synchronous either way, reads
  * never wait for writers under WAL, and a queue keeps "what is stored" in one place without
@@ -74,6 +75,8 @@ export class SessionRecorder {
   private streamed: { pieces: string[]; chars: number; storedChars: number; timer?: NodeJS.Timeout } | undefined;
   /** Cancels the flush scheduled next, while one is. */
   private scheduled: (() => void) | undefined;
+  /** The scheduled flush is a microtask (`scheduleNow`). */
+  private scheduledNow = false;
   private retryMs = 0;
   /** The last failed attempt: why, and whether it was only a lock (undefined while writes work). */
   private failure: { reason: string; locked: boolean } | undefined;
@@ -237,15 +240,32 @@ export class SessionRecorder {
     if (write.kind === "partial" && last?.kind === "partial") this.queue[this.queue.length - 1] = write;
     else this.queue.push(write);
     // A message is stored before anything that shows it reaches the editor (a crash keeps what the
-    // user saw): an attempt right away while the store works; the rest gathers for the next turn.
+    // user saw): while the store works, an attempt in a microtask, before the event loop moves on
+    // (the editor's frames are written in a later macrotask), so the messages of one synchronous
+    // run (a batch's tool results) share one transaction; the rest gathers for the next turn.
     if (write.kind === "message" && !this.failure) {
-      this.cancelScheduled();
-      this.flush();
+      if (!this.scheduledNow) {
+        this.cancelScheduled();
+        this.scheduleNow();
+      }
       return;
     }
     // A new write is a reason to try a failing store again now rather than at the next retry.
     if (this.scheduled && this.failure && !this.failure.locked) this.cancelScheduled();
     if (!this.scheduled) this.schedule(0);
+  }
+
+  /** A flush in a microtask: after the current synchronous run, before any I/O or timer. */
+  private scheduleNow(): void {
+    let cancelled = false;
+    queueMicrotask(() => {
+      if (!cancelled) this.flush();
+    });
+    this.scheduled = () => {
+      cancelled = true;
+      this.scheduledNow = false;
+    };
+    this.scheduledNow = true;
   }
 
   private schedule(delayMs: number): void {
@@ -266,6 +286,7 @@ export class SessionRecorder {
   /** One attempt to store the queue (up to MAX_BATCH writes) in one transaction. */
   private flush(busyMs = this.options.attemptBusyMs): void {
     this.scheduled = undefined;
+    this.scheduledNow = false;
     const gate = lockBackoff.get(this.store);
     const wait = gate ? gate.retryAt - Date.now() : 0;
     if (wait > 0 && busyMs === this.options.attemptBusyMs) {

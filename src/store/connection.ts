@@ -7,6 +7,8 @@ import type { Database, Statement } from "./sqlite.js";
 export class Connection {
   private readonly statements = new Map<string, Statement<unknown>>();
   private readonly rawStatements = new Map<string, Statement<unknown[]>>();
+  /** The connection's busy timeout (ms), read on first need; only `withBusyTimeout` changes it. */
+  private busyMs: number | undefined;
 
   constructor(
     readonly db: Database,
@@ -45,6 +47,27 @@ export class Connection {
    */
   write<T>(body: () => T): T {
     return this.db.transaction(body).immediate();
+  }
+
+  /**
+   * Runs `body` with the busy timeout set to `ms` (floored at 0) and restores the previous one
+   * after, also when `body` throws. The pragmas are prepared once per value, not per call.
+   */
+  withBusyTimeout<T>(ms: number, body: () => T): T {
+    const normal = (this.busyMs ??= Number(this.db.pragma("busy_timeout", { simple: true })));
+    const wanted = Math.max(0, Math.floor(ms));
+    if (wanted === normal) return body();
+    this.setBusyTimeout(wanted);
+    try {
+      return body();
+    } finally {
+      this.setBusyTimeout(normal);
+    }
+  }
+
+  private setBusyTimeout(ms: number): void {
+    this.stmt(`PRAGMA busy_timeout = ${ms}`).get();
+    this.busyMs = ms;
   }
 
   close(): void {

@@ -149,14 +149,7 @@ export class StateStore {
     return this.run(() => {
       const wait = options.busyTimeoutMs;
       const conn = this.conn(wait);
-      if (wait === undefined) return conn.write(body);
-      const normal = Number(conn.db.pragma("busy_timeout", { simple: true }));
-      conn.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(wait))}`);
-      try {
-        return conn.write(body);
-      } finally {
-        conn.db.pragma(`busy_timeout = ${normal}`);
-      }
+      return wait === undefined ? conn.write(body) : conn.withBusyTimeout(wait, () => conn.write(body));
     });
   }
 
