@@ -150,8 +150,9 @@ export function decodeToolOutcome(name: string, stored: StoredToolOutcome | unde
   return { ...typeDetails(name, decodeDetails(name, stored?.details)), isError };
 }
 
+/** A copy of `value`'s own properties that are not undefined (built up, not deleted from, so it stays a fast object). */
 function withoutUndefined<T extends object>(value: T): T {
-  const copy = { ...value };
-  for (const key of Object.keys(copy) as Array<keyof T>) if (copy[key] === undefined) delete copy[key];
-  return copy;
+  const copy: Partial<T> = {};
+  for (const key of Object.keys(value) as Array<keyof T>) if (value[key] !== undefined) copy[key] = value[key];
+  return copy as T;
 }
