@@ -16,7 +16,7 @@ import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { measureColdAnswer } from "./cold-answer.js";
 import { measureHeavyPrompt } from "./prompt-heavy.js";
-import { IDLE_SETTLE_MS, measurePeakRss, measurePromptOverhead, TYPING_PAUSE_MS } from "./prompt.js";
+import { IDLE_SETTLE_MS, measurePeakRss, measurePromptOverhead, REDUCED_IDLE_MS, TYPING_PAUSE_MS } from "./prompt.js";
 import { failed, formatTable, formatValue, measured, type Budget, type Report, type Row } from "./report.js";
 import { estimatedTokens, measureRequestSize } from "./request-size.js";
 import { measureSessionLoad } from "./session-load.js";
@@ -190,7 +190,7 @@ async function heavyPromptRows(runs: number): Promise<Row[]> {
 }
 
 async function rssRows(): Promise<Row[]> {
-  const { peakKb, currentKb, initializedKb, idleKb } = await measurePeakRss();
+  const { peakKb, currentKb, initializedKb, idleKb, reducedIdleKb } = await measurePeakRss();
   const mb = (kb: number): string => `${(kb / 1024).toFixed(1)} MB`;
   return [
     measured("peak-rss", "peak RSS after 1 session + 1 prompt", peakKb / 1024, "MB", `every toolset enabled; VmHWM ${peakKb} kB, VmRSS ${currentKb} kB (MB here = 1024 kB)`, BUDGETS.peakRss),
@@ -199,7 +199,8 @@ async function rssRows(): Promise<Row[]> {
       "RSS idle after initialize (warm-up done)",
       idleKb / 1024,
       "MB",
-      `VmRSS ${IDLE_SETTLE_MS} ms after initialize answered, every toolset enabled, no session yet; ${mb(initializedKb)} the moment it answered`,
+      `VmRSS ${IDLE_SETTLE_MS} ms after initialize answered, every toolset enabled, no session yet; ${mb(initializedKb)} the moment it answered, ` +
+        `${mb(reducedIdleKb)} ${REDUCED_IDLE_MS / 1000} s after it (V8's memory reducer has run)`,
       BUDGETS.idleRss,
     ),
   ];
