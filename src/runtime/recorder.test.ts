@@ -69,6 +69,13 @@ describe("SessionRecorder", () => {
     expect(recorder.pending).toBe(false);
   });
 
+  it("stores a run of more messages than one transaction takes before the event loop's next macrotask too", async () => {
+    const recorder = new SessionRecorder(store, meta());
+    for (let i = 0; i < 250; i++) recorder.append({ role: "tool", tool_call_id: `c${i}`, name: "read_file", content: `result ${i}` });
+    const stored = await new Promise<string[]>((resolve) => setImmediate(() => resolve(texts())));
+    expect(stored).toEqual(Array.from({ length: 250 }, (_, i) => `tool:result ${i}`));
+  });
+
   it("keeps writes queued while another process holds the lock, without holding up the event loop, and stores them in order after", async () => {
     const release = holdWriteLock();
     const recorder = new SessionRecorder(store, meta());

@@ -239,10 +239,10 @@ export class SessionRecorder {
     const last = this.queue.at(-1);
     if (write.kind === "partial" && last?.kind === "partial") this.queue[this.queue.length - 1] = write;
     else this.queue.push(write);
-    // A message is stored before anything that shows it reaches the editor (a crash keeps what the
-    // user saw): while the store works, an attempt in a microtask, before the event loop moves on
-    // (the editor's frames are written in a later macrotask), so the messages of one synchronous
-    // run (a batch's tool results) share one transaction; the rest gathers for the next turn.
+    // A message is stored before the event loop moves on (a crash keeps what the user saw): while
+    // the store works, an attempt in a microtask, so the messages of one synchronous run (a batch's
+    // tool results) share one transaction; the stdio writer sends what that run queued in a later
+    // macrotask (at once only past 64K chars). The rest gathers for the next turn.
     if (write.kind === "message" && !this.failure) {
       if (!this.scheduledNow) {
         this.cancelScheduled();
@@ -310,7 +310,9 @@ export class SessionRecorder {
       this.reportedFailure = false;
       this.retryMs = 0;
       lockBackoff.delete(this.store);
-      if (this.queue.length > 0) this.schedule(0);
+      // Past MAX_BATCH: queued messages keep their promise (stored before the loop moves on).
+      if (this.queue.some((write) => write.kind === "message")) this.scheduleNow();
+      else if (this.queue.length > 0) this.schedule(0);
     } catch (error) {
       this.failed(error);
     }

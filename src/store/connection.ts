@@ -51,7 +51,8 @@ export class Connection {
 
   /**
    * Runs `body` with the busy timeout set to `ms` (floored at 0) and restores the previous one
-   * after, also when `body` throws. The pragmas are prepared once per value, not per call.
+   * after, also when `body` throws; nothing is set when it already is `ms`. The pragma statements
+   * are cached per value (each run still takes effect: SQLite re-prepares a pragma when it runs).
    */
   withBusyTimeout<T>(ms: number, body: () => T): T {
     const normal = (this.busyMs ??= Number(this.db.pragma("busy_timeout", { simple: true })));

@@ -14,7 +14,6 @@ import type { Connection } from "./connection.js";
 import { planSearch, quoteFts, type SearchPlan } from "./fts-query.js";
 import { messageRowsAround } from "./messages.js";
 import { ancestry, HIDDEN_SOURCES, rootFinder } from "./lineage.js";
-import { sqlHasNoSpaceScript } from "./scripts.js";
 import { isSqliteError } from "./sqlite.js";
 import type { HistoryOrigin, MessageRole } from "./types.js";
 
@@ -158,8 +157,10 @@ function findCandidates(conn: Connection, plan: Plan, query: CandidateQuery): Ca
   const params: Record<string, unknown> = { roles: JSON.stringify(query.roles), exclude: JSON.stringify(query.exclude) };
   likes.forEach((pattern, index) => (params[`like${index}`] = pattern));
   if (plan.kind === "substring") {
-    const sql = `SELECT ${COLUMNS}, NULL AS score FROM messages m
-      WHERE ${sqlHasNoSpaceScript("m.content")}${likeOn("m")} AND ${FILTERS} ORDER BY m.id DESC`;
+    // The messages with text of those scripts are the trigram index's rows, listed one per message
+    // (newest first by rowid) in its docsize table, whatever condition chose them.
+    const sql = `SELECT ${COLUMNS}, NULL AS score FROM messages_fts_trigram_docsize d CROSS JOIN messages m
+      WHERE m.id = d.id${likeOn("m")} AND ${FILTERS} ORDER BY d.id DESC`;
     return firstPerLineage(conn, sql, params, plan, query);
   }
   const table = plan.kind === "words" ? "messages_fts" : "messages_fts_trigram";
