@@ -1,3 +1,4 @@
+import { lstatSync, statSync } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 
@@ -47,8 +48,14 @@ export async function realOrResolved(p: string): Promise<string> {
  */
 export async function secretFiles(hermesHome: string): Promise<SecretFiles> {
   const homes = [...new Set([path.resolve(hermesHome), await realOrResolved(hermesHome)])];
-  // Looked up together (absent ones are the common case): one round trip, not one per name.
-  const found = await Promise.all(HERMES_CREDENTIAL_FILES.map((name) => realpath(path.join(homes[0] as string, name)).catch(() => undefined)));
+  // Absent ones are the common case: an lstat that answers undefined (no error object, no
+  // thread-pool round trip) rules each out; the rest are resolved together.
+  const found = await Promise.all(
+    HERMES_CREDENTIAL_FILES.map((name) => {
+      const file = path.join(homes[0] as string, name);
+      return exists(file) ? realpath(file).catch(() => undefined) : undefined;
+    }),
+  );
   const existing = found.filter((real): real is string => real !== undefined);
   const targets = new Set(existing.map(fold));
   const reasonFor = (absolute: string): string | undefined => {
@@ -107,6 +114,26 @@ async function sameFileAsCredential(absolute: string, hermesHome: string): Promi
     return false;
   }
   if (!target.isFile()) return false;
-  const credentials = await Promise.all(HERMES_CREDENTIAL_FILES.map((name) => stat(path.join(hermesHome, name)).catch(() => undefined)));
-  return credentials.some((credential) => credential !== undefined && credential.dev === target.dev && credential.ino === target.ino);
+  return HERMES_CREDENTIAL_FILES.some((name) => {
+    const credential = statOrUndefined(path.join(hermesHome, name));
+    return credential !== undefined && credential.dev === target.dev && credential.ino === target.ino;
+  });
+}
+
+/** Whether `file` exists as a directory entry (a dangling link counts); never throws. */
+function exists(file: string): boolean {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true; // unreadable in some other way: let the lookup that follows decide
+  }
+}
+
+/** `stat` of `file` (links followed), undefined when it is absent or unreadable; never throws. */
+function statOrUndefined(file: string): ReturnType<typeof statSync> {
+  try {
+    return statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }

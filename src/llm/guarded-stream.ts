@@ -130,7 +130,7 @@ export class GuardedStream<T> {
     } finally {
       clearTimeout(timer);
       this.signal.removeEventListener("abort", onAbort);
-      controller.abort();
+      controller.abort(streamDone());
       await iterator?.return?.().catch(() => undefined);
     }
     if (this.signal.aborted) this.outcome = { kind: "aborted" };
@@ -168,6 +168,17 @@ function seconds(ms: number): string {
 }
 
 /** `promise`, or a rejection as soon as `signal` fires (whichever comes first). */
+let done: DOMException | undefined;
+
+/**
+ * The reason the request's own signal is aborted with once its stream is over (what is still
+ * open, such as the socket, is let go): the AbortError `abort()` would make, made once, as a new
+ * one per call costs a stack trace per model call.
+ */
+function streamDone(): DOMException {
+  return (done ??= new DOMException("This operation was aborted", "AbortError"));
+}
+
 function untilAborted<V>(promise: Promise<V>, signal: AbortSignal): Promise<V> {
   if (signal.aborted) {
     promise.catch(() => undefined);
