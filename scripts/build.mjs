@@ -100,11 +100,13 @@ function assertAscii(file) {
 }
 
 /**
- * Runs initialize, session/new and one prompt through the launcher against a scripted model on
- * 127.0.0.1 (one streamed chat-completions answer), so the cache the launcher writes on exit holds
- * the code of a whole first turn, not only of start-up.
+ * Runs initialize, session/new, one prompt and a session/load of that session through the
+ * launcher against a scripted model on 127.0.0.1 (a streamed read_file call, then a streamed
+ * answer), so the cache the launcher writes on exit holds the code of a whole first turn with a
+ * tool call, and of reading a stored session back and replaying it, not only of start-up.
  */
 async function writeCodeCache() {
+  let calls = 0;
   const model = createServer((request, response) => {
     request.resume();
     request.on("end", () => {
@@ -115,20 +117,24 @@ async function writeCodeCache() {
       }
       response.writeHead(200, { "content-type": "text/event-stream" });
       const chunk = (delta, finish) => ({ id: "warmup", object: "chat.completion.chunk", created: 0, model: "warmup", choices: [{ index: 0, delta, finish_reason: finish }] });
-      response.write(`data: ${JSON.stringify(chunk({ role: "assistant", content: "Ready." }, null))}\n\n`);
-      response.write(`data: ${JSON.stringify({ ...chunk({}, "stop"), usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } })}\n\n`);
+      const call = { index: 0, id: "call_warmup", type: "function", function: { name: "read_file", arguments: JSON.stringify({ path: "notes.txt" }) } };
+      const first = (calls += 1) === 1;
+      response.write(`data: ${JSON.stringify(chunk(first ? { role: "assistant", content: null, tool_calls: [call] } : { role: "assistant", content: "Ready." }, null))}\n\n`);
+      response.write(`data: ${JSON.stringify({ ...chunk({}, first ? "tool_calls" : "stop"), usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } })}\n\n`);
       response.end("data: [DONE]\n\n");
     });
   });
   await new Promise((resolve) => model.listen(0, "127.0.0.1", resolve));
   const home = mkdtempSync(join(tmpdir(), "hermes-build-"));
   writeFileSync(join(home, "config.yaml"), `model:\n  provider: custom\n  base_url: http://127.0.0.1:${model.address().port}/v1\n  default: warmup\n`);
+  writeFileSync(join(home, "notes.txt"), "Ready when you are.\n");
   const child = spawn(process.execPath, [join(out, "hermes-acp.js")], {
     env: { ...process.env, HERMES_HOME: home, HERMES_CODE_CACHE_OUT: out, HERMES_BACKGROUND_REVIEW: "off", HERMES_TITLE_GENERATION: "off" },
     stdio: ["pipe", "pipe", "ignore"],
   });
   const send = (id, method, params) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
   let answered = 0;
+  let sessionId;
   let buffered = "";
   child.stdout.on("data", (chunk) => {
     buffered += chunk;
@@ -138,8 +144,11 @@ async function writeCodeCache() {
       const frame = JSON.parse(line);
       if (frame.id === undefined || frame.method !== undefined) continue;
       answered += 1;
-      if (frame.id === 2 && frame.result) send(3, "session/prompt", { sessionId: frame.result.sessionId, prompt: [{ type: "text", text: "Say ready." }] });
-      else if (frame.id === 1) send(2, "session/new", { cwd: home, mcpServers: [] });
+      if (frame.id === 2 && frame.result) {
+        sessionId = frame.result.sessionId;
+        send(3, "session/prompt", { sessionId, prompt: [{ type: "text", text: "Read notes.txt, then say ready." }] });
+      } else if (frame.id === 1) send(2, "session/new", { cwd: home, mcpServers: [] });
+      else if (frame.id === 3 && frame.result) send(4, "session/load", { sessionId, cwd: home, mcpServers: [] });
       else child.stdin.end();
     }
   });
@@ -147,6 +156,6 @@ async function writeCodeCache() {
   const code = await new Promise((resolve) => child.on("exit", resolve));
   model.close();
   rmSync(home, { recursive: true, force: true });
-  if (code !== 0 || answered < 3) throw new Error(`code-cache warm-up failed (exit ${code}, ${answered} answers)`);
+  if (code !== 0 || answered < 4 || calls !== 2) throw new Error(`code-cache warm-up failed (exit ${code}, ${answered} answers, ${calls} model calls)`);
   if (!readdirSync(out).includes("hermes.cache")) throw new Error("code-cache warm-up wrote no hermes.cache");
 }
