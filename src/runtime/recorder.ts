@@ -5,6 +5,7 @@ import { log } from "../shared/logger.js";
 import { describeSqliteFailure } from "../store/open.js";
 import type { StateStore } from "../store/state-store.js";
 import type { SessionMeta } from "../store/types.js";
+import { NextAttempt } from "./next-attempt.js";
 
 /** Tuning of a recorder; the defaults are what the agent runs with, tests shorten them. */
 export interface RecorderOptions {
@@ -73,10 +74,7 @@ export class SessionRecorder {
   /** Database id of the stored partial answer, while there is one. */
   private partialRow: number | undefined;
   private streamed: { pieces: string[]; chars: number; storedChars: number; timer?: NodeJS.Timeout } | undefined;
-  /** Cancels the flush scheduled next, while one is. */
-  private scheduled: (() => void) | undefined;
-  /** The scheduled flush is a microtask (`scheduleNow`). */
-  private scheduledNow = false;
+  private readonly next = new NextAttempt(() => this.flush());
   private retryMs = 0;
   /** The last failed attempt: why, and whether it was only a lock (undefined while writes work). */
   private failure: { reason: string; locked: boolean } | undefined;
@@ -176,7 +174,7 @@ export class SessionRecorder {
   settle(graceMs = this.options.settleGraceMs): Promise<void> {
     // A store that failed may work again (disk freed): one attempt now decides.
     if (this.queue.length > 0 && this.failure && !this.failure.locked) {
-      this.cancelScheduled();
+      this.next.cancel();
       this.flush();
     }
     if (this.queue.length === 0) return Promise.resolve();
@@ -205,10 +203,10 @@ export class SessionRecorder {
   async close(graceMs: number): Promise<void> {
     await this.settle(graceMs);
     if (this.queue.length === 0 || this.refused) return;
-    this.cancelScheduled();
+    this.next.cancel();
     this.flush(FINAL_ATTEMPT_BUSY_MS);
     if (this.queue.length === 0) return;
-    this.cancelScheduled();
+    this.next.cancel();
     log.error(`${this.queue.length} write(s) of session ${this.meta.id} could not be saved and are lost: ${this.failure?.reason ?? "unknown reason"}`);
     this.queue.length = 0;
   }
@@ -244,53 +242,21 @@ export class SessionRecorder {
     // tool results) share one transaction; the stdio writer sends what that run queued in a later
     // macrotask (at once only past 64K chars). The rest gathers for the next turn.
     if (write.kind === "message" && !this.failure) {
-      if (!this.scheduledNow) {
-        this.cancelScheduled();
-        this.scheduleNow();
-      }
+      this.next.now();
       return;
     }
     // A new write is a reason to try a failing store again now rather than at the next retry.
-    if (this.scheduled && this.failure && !this.failure.locked) this.cancelScheduled();
-    if (!this.scheduled) this.schedule(0);
-  }
-
-  /** A flush in a microtask: after the current synchronous run, before any I/O or timer. */
-  private scheduleNow(): void {
-    let cancelled = false;
-    queueMicrotask(() => {
-      if (!cancelled) this.flush();
-    });
-    this.scheduled = () => {
-      cancelled = true;
-      this.scheduledNow = false;
-    };
-    this.scheduledNow = true;
-  }
-
-  private schedule(delayMs: number): void {
-    if (delayMs === 0) {
-      const immediate = setImmediate(() => this.flush());
-      this.scheduled = () => clearImmediate(immediate);
-    } else {
-      const timer = setTimeout(() => this.flush(), delayMs).unref();
-      this.scheduled = () => clearTimeout(timer);
-    }
-  }
-
-  private cancelScheduled(): void {
-    this.scheduled?.();
-    this.scheduled = undefined;
+    if (this.next.pending && this.failure && !this.failure.locked) this.next.cancel();
+    if (!this.next.pending) this.next.after(0);
   }
 
   /** One attempt to store the queue (up to MAX_BATCH writes) in one transaction. */
   private flush(busyMs = this.options.attemptBusyMs): void {
-    this.scheduled = undefined;
-    this.scheduledNow = false;
+    this.next.cancel();
     const gate = lockBackoff.get(this.store);
     const wait = gate ? gate.retryAt - Date.now() : 0;
     if (wait > 0 && busyMs === this.options.attemptBusyMs) {
-      this.schedule(wait);
+      this.next.after(wait);
       return;
     }
     const batch = this.queue.slice(0, MAX_BATCH);
@@ -311,8 +277,8 @@ export class SessionRecorder {
       this.retryMs = 0;
       lockBackoff.delete(this.store);
       // Past MAX_BATCH: queued messages keep their promise (stored before the loop moves on).
-      if (this.queue.some((write) => write.kind === "message")) this.scheduleNow();
-      else if (this.queue.length > 0) this.schedule(0);
+      if (this.queue.some((write) => write.kind === "message")) this.next.now();
+      else if (this.queue.length > 0) this.next.after(0);
     } catch (error) {
       this.failed(error);
     }
@@ -399,7 +365,7 @@ export class SessionRecorder {
       gate.retryAt = Math.max(gate.retryAt, Date.now() + this.retryMs);
       lockBackoff.set(this.store, gate);
     }
-    this.schedule(this.retryMs);
+    this.next.after(this.retryMs);
   }
 
   private report(reason: string): void {
