@@ -3,7 +3,9 @@
  * answers. Types only.
  */
 import type { FallbackCandidate } from "../agent/fallback.js";
+import type { EmitAgentEvent } from "../agent/events.js";
 import type { TurnResult } from "../agent/loop.js";
+import type { TurnRedirect } from "../agent/redirect.js";
 import type { Summarize } from "../agent/compression.js";
 import type { HermesConfig } from "../config/schema.js";
 import type { ReasoningEffort } from "../llm/catalog.js";
@@ -13,7 +15,7 @@ import type { ToolPorts } from "../tools/ports.js";
 import type { SessionCheckpoints } from "./checkpoints/session-checkpoints.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ResolvedToolset } from "../tools/toolsets.js";
-import type { ApprovalSettings } from "./approvals.js";
+import type { ApprovalSettings, PermissionAsker } from "./approvals.js";
 import type { ReviewSettings } from "./background-review.js";
 import type { SessionDelegation } from "./delegation/session-delegation.js";
 import type { SessionMcp } from "./mcp/session-mcp.js";
@@ -68,6 +70,18 @@ export interface SessionParts {
   checkpoints?: SessionCheckpoints;
   /** The fallback chain for a turn on `main` (see fallback-chain.ts); absent = none. */
   fallbacks?: (main: ResolvedProvider) => FallbackCandidate[];
+}
+
+/** How one `AgentSession.prompt` runs: where its events go, its signal, who answers its approvals. */
+export interface PromptOptions {
+  emit: EmitAgentEvent;
+  signal: AbortSignal;
+  asker: PermissionAsker;
+  ports?: ToolPorts;
+  /** `/steer` guidance for this turn, taken after each tool batch (see TurnInput.takeSteering). */
+  takeSteering?: () => string | undefined;
+  /** Corrections typed while the turn runs (see TurnInput.redirect). */
+  redirect?: TurnRedirect;
 }
 
 export interface PromptResult extends TurnResult {

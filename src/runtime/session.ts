@@ -1,6 +1,5 @@
 import { runTurn, type TurnResult } from "../agent/loop.js";
-import type { TurnRedirect } from "../agent/redirect.js";
-import type { CompactionEvent, EmitAgentEvent } from "../agent/events.js";
+import type { CompactionEvent } from "../agent/events.js";
 
 export type { AgentEvent, EmitAgentEvent } from "../agent/events.js";
 import type { ChatMessage, Provider, ResolvedProvider, TokenUsage, UserContentPart } from "../llm/types.js";
@@ -11,11 +10,10 @@ import type { AnyTool } from "../tools/types.js";
 import type { ToolPorts } from "../tools/ports.js";
 import type { SessionCheckpoints } from "./checkpoints/session-checkpoints.js";
 import { ToolSessionState } from "../tools/session-state.js";
-import { SessionApprovals, type PermissionAsker } from "./approvals.js";
+import { SessionApprovals } from "./approvals.js";
 import { planModeGate } from "./plan-mode.js";
-import { sandboxSettings } from "../tools/exec/sandbox/settings.js";
 import type { SessionMcp } from "./mcp/session-mcp.js";
-import { keyHint } from "./key-hint.js";
+import { sessionToolContext, turnModelSettings } from "./turn-inputs.js";
 import { SessionTitle } from "./session-title.js";
 import { resetMarker } from "./history-reset.js";
 import { resetReadDedup } from "../tools/file-tracker/file-tracker.js";
@@ -30,8 +28,8 @@ import { BackgroundReviewer, ReviewCadence, turnSummary } from "./background-rev
 import { modelFit } from "./model-fit.js";
 import { withAutoApprovedEdits } from "./edit-preview.js";
 
-export type { PromptResult, SessionParts } from "./session-parts.js";
-import type { PromptResult, SessionParts } from "./session-parts.js";
+export type { PromptOptions, PromptResult, SessionParts } from "./session-parts.js";
+import type { PromptOptions, PromptResult, SessionParts } from "./session-parts.js";
 
 /** How long closing a session waits for its queued writes (a locked state.db) before giving up on them. */
 const DISPOSE_SETTLE_MS = 1500;
@@ -229,19 +227,7 @@ export class AgentSession {
    * during the turn go to `asker` only, and stop with the turn's signal. Every message is
    * written to state.db as it lands; after the first exchange the session gets a title.
    */
-  async prompt(
-    content: string | UserContentPart[],
-    options: {
-      emit: EmitAgentEvent;
-      signal: AbortSignal;
-      asker: PermissionAsker;
-      ports?: ToolPorts;
-      /** `/steer` guidance for this turn, taken after each tool batch (see TurnInput.takeSteering). */
-      takeSteering?: () => string | undefined;
-      /** Corrections typed while the turn runs (see TurnInput.redirect). */
-      redirect?: TurnRedirect;
-    },
-  ): Promise<PromptResult> {
+  async prompt(content: string | UserContentPart[], options: PromptOptions): Promise<PromptResult> {
     const { config, resolved, recorder } = this.parts;
     const unusable = this.parts.unusable?.();
     if (unusable) throw unusable;
@@ -266,31 +252,12 @@ export class AgentSession {
     try {
       result = await runTurn({
         provider: this.parts.provider,
-        model: resolved.model,
+        ...turnModelSettings(config, resolved, this.supportsReasoningEffort ? this.reasoningEffort : undefined, this.parts.fallbacks),
         systemPrompt: this.systemPrompt,
         tools: this.parts.tools,
         history: this.history,
         user: { role: "user", content: user },
-        maxTurns: config.agent.max_turns,
-        ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
-        ...(config.model.max_response_chars ? { maxResponseChars: config.model.max_response_chars } : {}),
-        ...(this.supportsReasoningEffort && this.reasoningEffort ? { reasoningEffort: this.reasoningEffort } : {}),
-        providerLabel: resolved.provider,
-        ...(keyHint(resolved) ? { keyHint: keyHint(resolved) } : {}),
-        retry: { maxAttempts: config.agent.api_max_retries },
-        ...(this.parts.fallbacks ? { fallbacks: this.parts.fallbacks(resolved) } : {}),
-        toolContext: {
-          sessionId: this.id,
-          cwd: this.cwd,
-          hermesHome: this.parts.hermesHome,
-          config,
-          ports,
-          state: this.toolState,
-          // A getter: the session mode may change between tool batches (plan → read-only sandbox).
-          get sandbox() {
-            return sandboxSettings(config, approvals.mode === "plan");
-          },
-        },
+        toolContext: this.toolContext({ ports, state: this.toolState }),
         signal: options.signal,
         emit: (event) => {
           if (event.type === "usage") {
@@ -387,7 +354,6 @@ export class AgentSession {
     const kinds = this.cadence?.afterTurn(turnSummary(this.history.slice(turnStart), result.stopReason, this.parts.tools.names()));
     if (!kinds) return;
     const { config, resolved, recorder } = this.parts;
-    const approvals = this.approvals;
     this.reviewer.schedule({
       kinds,
       provider: this.parts.provider,
@@ -396,15 +362,7 @@ export class AgentSession {
       systemPrompt: this.systemPrompt,
       tools: this.parts.tools,
       conversation: this.context.view(this.history),
-      toolContext: {
-        sessionId: this.id,
-        cwd: this.cwd,
-        hermesHome: this.parts.hermesHome,
-        config,
-        get sandbox() {
-          return sandboxSettings(config, approvals.mode === "plan");
-        },
-      },
+      toolContext: this.toolContext({}),
       // what the session may not do in Plan mode, its review may not do either
       sessionGate: this.modeGate,
       ...(config.model.max_tokens ? { maxTokens: config.model.max_tokens } : {}),
@@ -423,6 +381,10 @@ export class AgentSession {
   /** Adds one call's cost to the session's total; answers it (0 when unknown). Never throws. */
   private noteCost(usage: TokenUsage): number {
     return this.cost.note(usage, this.model);
+  }
+
+  private toolContext<T extends object>(extra: T) {
+    return sessionToolContext({ id: this.id, cwd: this.cwd, hermesHome: this.parts.hermesHome, config: this.parts.config, approvals: this.approvals }, extra);
   }
 
   /** Refuses what the session's current mode does not allow (plan mode), for its turns and its review alike. */
