@@ -167,7 +167,6 @@ function seconds(ms: number): string {
   return ms < 1_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
 }
 
-/** `promise`, or a rejection as soon as `signal` fires (whichever comes first). */
 let done: DOMException | undefined;
 
 /**
@@ -179,6 +178,7 @@ function streamDone(): DOMException {
   return (done ??= new DOMException("This operation was aborted", "AbortError"));
 }
 
+/** `promise`, or a rejection as soon as `signal` fires (whichever comes first). */
 function untilAborted<V>(promise: Promise<V>, signal: AbortSignal): Promise<V> {
   if (signal.aborted) {
     promise.catch(() => undefined);

@@ -174,7 +174,6 @@ export class SessionRecorder {
   settle(graceMs = this.options.settleGraceMs): Promise<void> {
     // A store that failed may work again (disk freed): one attempt now decides.
     if (this.queue.length > 0 && this.failure && !this.failure.locked) {
-      this.next.cancel();
       this.flush();
     }
     if (this.queue.length === 0) return Promise.resolve();
@@ -203,7 +202,6 @@ export class SessionRecorder {
   async close(graceMs: number): Promise<void> {
     await this.settle(graceMs);
     if (this.queue.length === 0 || this.refused) return;
-    this.next.cancel();
     this.flush(FINAL_ATTEMPT_BUSY_MS);
     if (this.queue.length === 0) return;
     this.next.cancel();
@@ -246,11 +244,10 @@ export class SessionRecorder {
       return;
     }
     // A new write is a reason to try a failing store again now rather than at the next retry.
-    if (this.next.pending && this.failure && !this.failure.locked) this.next.cancel();
-    if (!this.next.pending) this.next.after(0);
+    if (!this.next.pending || (this.failure && !this.failure.locked)) this.next.after(0);
   }
 
-  /** One attempt to store the queue (up to MAX_BATCH writes) in one transaction. */
+  /** One attempt to store the queue (up to MAX_BATCH writes) in one transaction; replaces the pending one. */
   private flush(busyMs = this.options.attemptBusyMs): void {
     this.next.cancel();
     const gate = lockBackoff.get(this.store);
