@@ -1,9 +1,12 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BUILT_BINARY } from "./support/acp-client.js";
+import { startFakeLlm } from "./support/fake-llm.js";
+import { createTempHome } from "./support/temp-home.js";
 
 /**
  * The built launcher (dist/launcher.js) over a damaged copy of the bundle: a damaged code cache
@@ -61,5 +64,41 @@ describe("the launcher over a damaged install", () => {
     expect(second.status).toBe(1);
     expect(second.stdout).toBe("");
     expect(second.stderr).toContain(`cannot load ${join(truncated.dist, cut)} (10 bytes, the build wrote`);
+  });
+});
+
+describe("the launcher's code caches", () => {
+  it("are all accepted, the bundle's and Node's own modules' alike, through start-up and a first session/new", async () => {
+    const llm = await startFakeLlm();
+    const home = createTempHome({ baseUrl: llm.baseUrl });
+    try {
+      // V8 prints a line per cache it deserializes, and one per cache whose checks fail (to stdout).
+      const child = spawn(process.execPath, ["--profile-deserialization", join(DIST, "hermes-acp.js")], { env: home.env(), stdio: ["pipe", "pipe", "ignore"] });
+      const lines: string[] = [];
+      const exited = once(child, "exit");
+      let pending = "";
+      child.stdout.setEncoding("utf8").on("data", (data: string) => {
+        pending += data;
+        const complete = pending.split("\n");
+        pending = complete.pop() ?? "";
+        for (const line of complete) {
+          lines.push(line);
+          const frame = line.startsWith("{") ? (JSON.parse(line) as { id?: number }) : undefined;
+          if (frame?.id === 1) child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: home.workspace, mcpServers: [] } })}\n`);
+          if (frame?.id === 2) child.stdin.end();
+        }
+      });
+      child.stdin.write(INITIALIZE);
+      const [code] = await exited;
+      expect(code).toBe(0);
+      const answer = lines.filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as { id?: number; result?: unknown }).find((frame) => frame.id === 2);
+      expect(answer?.result).toMatchObject({ sessionId: expect.any(String) });
+      expect(lines.filter((line) => line.startsWith("[Cached code failed check"))).toEqual([]);
+      // The bundle's files (tens of them by session/new) and Node's modules came from caches.
+      expect(lines.filter((line) => line.startsWith("[Deserializing from")).length).toBeGreaterThan(40);
+    } finally {
+      await llm.close();
+      home.cleanup();
+    }
   });
 });
