@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { build, transform } from "esbuild";
 import { lazyZodSchemas } from "./lazy-zod-schemas.mjs";
+import { sdkFetchGlobals } from "./sdk-fetch-globals.mjs";
 
 /** Output folder; `HERMES_DIST_DIR` builds elsewhere (parallel work must not pull dist/ from under a test run). */
 const out = process.env.HERMES_DIST_DIR ?? "dist";
@@ -54,7 +55,7 @@ const bundled = await build({
   legalComments: "none",
   // Native modules stay outside.
   external: ["better-sqlite3"],
-  plugins: [zodEnglishOnly, lazyZodSchemas],
+  plugins: [zodEnglishOnly, lazyZodSchemas, sdkFetchGlobals],
   define: { __HERMES_VERSION__: JSON.stringify(pkg.version), "import.meta.url": "__hermesImportMetaUrl" },
   logLevel: "warning",
 });

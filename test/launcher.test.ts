@@ -4,7 +4,8 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, w
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BUILT_BINARY } from "./support/acp-client.js";
+import { methods } from "@agentclientprotocol/sdk/unstable";
+import { BUILT_BINARY, spawnAgent } from "./support/acp-client.js";
 import { startFakeLlm } from "./support/fake-llm.js";
 import { createTempHome } from "./support/temp-home.js";
 
@@ -100,5 +101,33 @@ describe("the launcher's code caches", () => {
       await llm.close();
       home.cleanup();
     }
+  });
+});
+
+describe("the bundle's first turn", () => {
+  it("streams an answer without loading Node's fetch (undici) or the http2, tls and zlib modules it brings", async () => {
+    const llm = await startFakeLlm();
+    const home = createTempHome({ baseUrl: llm.baseUrl });
+    const root = mkdtempSync(join(tmpdir(), "hermes-modules-"));
+    folders.push(root);
+    const preload = join(root, "loaded-modules.cjs");
+    const listed = join(root, "modules.txt");
+    writeFileSync(preload, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(listed)}, process.moduleLoadList.join("\\n")));\n`);
+    const agent = spawnAgent({ env: home.env(), command: [process.execPath, "-r", preload, BUILT_BINARY, "acp"] });
+    try {
+      await agent.initialize();
+      const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
+      llm.push({ text: "Hello there." });
+      const answer = await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
+      expect(answer.stopReason).toBe("end_turn");
+      expect(llm.requests).toHaveLength(1);
+    } finally {
+      await agent.close();
+      await llm.close();
+      home.cleanup();
+    }
+    const modules = readFileSync(listed, "utf8").split("\n");
+    expect(modules).toContain("NativeModule http");
+    expect(modules.filter((name) => /undici|http2|\btls\b|zlib/.test(name))).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { createRequire } from "node:module";
 import { Readable, pipeline } from "node:stream";
+import { HttpHeaders, HttpResponse } from "./fetch-classes.js";
 import type { BrotliDecompress, Gunzip, Inflate } from "node:zlib";
 
 /**
@@ -8,7 +9,8 @@ import type { BrotliDecompress, Gunzip, Inflate } from "node:zlib";
  * (undici) instantiates its HTTP parser in WebAssembly on first use: ~45 ms of CPU and a ~30 MB
  * peak of resident memory, in the middle of a session's first prompt. This one does what those
  * callers ask of `fetch` — a method, headers, a string or bytes body, an abort signal, following
- * redirects — and hands back a standard `Response` whose body streams as it arrives.
+ * redirects — and hands back a `Response` whose body streams as it arrives (`HttpResponse`, which
+ * does not load Node's fetch).
  *
  * Contract, as the fetch standard: resolves with the response once its headers arrive (any HTTP
  * status); rejects with `signal.reason` (an `AbortError` by default) when the signal aborts first,
@@ -206,7 +208,7 @@ function redirectPlan(plan: RequestPlan, location: string, status: number): Requ
 
 function toResponse(plan: RequestPlan, incoming: IncomingMessage, release: () => void): Response {
   const status = incoming.statusCode ?? 0;
-  const headers = new Headers();
+  const headers = new HttpHeaders();
   const raw = incoming.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
   incoming.once("close", release);
@@ -218,10 +220,9 @@ function toResponse(plan: RequestPlan, incoming: IncomingMessage, release: () =>
     const stream = decoders.length > 0 ? pipeline([incoming, ...decoders], () => undefined) : incoming;
     body = Readable.toWeb(stream as Readable) as ReadableStream<Uint8Array>;
   }
-  const response = new Response(body, { status, statusText: incoming.statusMessage ?? "", headers });
-  Object.defineProperty(response, "url", { value: plan.url.href });
-  Object.defineProperty(response, "redirected", { value: plan.redirected });
-  return response;
+  const response = new HttpResponse(body, { status, statusText: incoming.statusMessage ?? "", headers, url: plan.url.href, redirected: plan.redirected });
+  // What its callers read of a Response, as the standard has it (fetch-classes.ts).
+  return response as unknown as Response;
 }
 
 /**

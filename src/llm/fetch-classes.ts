@@ -1,0 +1,232 @@
+import { Blob } from "node:buffer";
+
+/**
+ * `Headers` and `Response` for `httpFetch` and the model SDKs (the build gives the SDKs'
+ * modules this `Headers` in place of the global one: scripts/sdk-fetch-globals.mjs). Node's own classes
+ * live in its bundled undici, and the first touch of either evaluates all of it, with http2, tls
+ * and zlib (~40 ms of CPU and ~2 MB resident here), in the middle of a session's first prompt.
+ *
+ * Contract: each behaves as the Fetch standard's class for what it implements, errors included
+ * (TypeError; an invalid name or value worded as undici words it): names are checked as HTTP tokens and lower-cased, values
+ * stripped of surrounding HTTP whitespace and refused when they hold NUL, CR, LF or a character
+ * above U+00FF; iteration is sorted by name, with each `set-cookie` value on its own; a body is
+ * read at most once (`bodyUsed`), `clone()` tees it. Not implemented: a guard (immutable response
+ * headers) and `formData()`, which rejects.
+ */
+export class HttpHeaders implements Headers {
+  /** Lower-cased name → its values in the order they were added. */
+  private readonly fields = new Map<string, string[]>();
+
+  constructor(init?: HeadersInit) {
+    if (init === undefined) return;
+    if (init === null || typeof init !== "object") throw new TypeError(CONSTRUCTOR_ARGUMENT);
+    if (Symbol.iterator in init) {
+      for (const pair of init as Iterable<Iterable<unknown>>) {
+        if (pair === null || typeof pair !== "object" || !(Symbol.iterator in pair)) throw new TypeError(CONSTRUCTOR_ARGUMENT);
+        const items = [...pair];
+        if (items.length !== 2) throw new TypeError(`Headers constructor: expected name/value pair to be length 2, found ${items.length}.`);
+        this.append(String(items[0]), String(items[1]));
+      }
+      return;
+    }
+    for (const name of Object.keys(init)) this.append(name, String((init as Record<string, unknown>)[name]));
+  }
+
+  append(name: string, value: string): void {
+    const key = headerName("append", name);
+    const normalized = headerValue("append", value);
+    const existing = this.fields.get(key);
+    if (existing) existing.push(normalized);
+    else this.fields.set(key, [normalized]);
+  }
+
+  set(name: string, value: string): void {
+    this.fields.set(headerName("set", name), [headerValue("set", value)]);
+  }
+
+  delete(name: string): void {
+    this.fields.delete(headerName("delete", name));
+  }
+
+  get(name: string): string | null {
+    return this.fields.get(headerName("get", name))?.join(", ") ?? null;
+  }
+
+  has(name: string): boolean {
+    return this.fields.has(headerName("has", name));
+  }
+
+  getSetCookie(): string[] {
+    return [...(this.fields.get("set-cookie") ?? [])];
+  }
+
+  forEach(callback: (value: string, name: string, parent: Headers) => void, thisArg?: unknown): void {
+    for (const [name, value] of this.sorted()) callback.call(thisArg, value, name, this);
+  }
+
+  *entries(): HeadersIterator<[string, string]> {
+    yield* this.sorted();
+  }
+
+  *keys(): HeadersIterator<string> {
+    for (const [name] of this.sorted()) yield name;
+  }
+
+  *values(): HeadersIterator<string> {
+    for (const [, value] of this.sorted()) yield value;
+  }
+
+  [Symbol.iterator](): HeadersIterator<[string, string]> {
+    return this.entries();
+  }
+
+  get [Symbol.toStringTag](): string {
+    return "Headers";
+  }
+
+  /** The pairs iteration shows: sorted by name, values combined with ", " except `set-cookie`'s. */
+  private sorted(): Array<[string, string]> {
+    const pairs: Array<[string, string]> = [];
+    for (const name of [...this.fields.keys()].sort()) {
+      const values = this.fields.get(name) as string[];
+      if (name === "set-cookie") for (const value of values) pairs.push([name, value]);
+      else pairs.push([name, values.join(", ")]);
+    }
+    return pairs;
+  }
+}
+
+const CONSTRUCTOR_ARGUMENT = "Headers constructor: Argument 1 could not be converted to one of: sequence<sequence<ByteString>>, record<ByteString, ByteString>.";
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const SURROUNDING_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
+function byteString(value: string): string {
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    if (code > 255) throw new TypeError(`Cannot convert argument to a ByteString because the character at index ${index} has a value of ${code} which is greater than 255.`);
+  }
+  return value;
+}
+
+function headerName(method: string, name: string): string {
+  const text = byteString(String(name));
+  if (!TOKEN.test(text)) throw new TypeError(`Headers.${method}: "${text}" is an invalid header name.`);
+  return text.toLowerCase();
+}
+
+function headerValue(method: string, value: string): string {
+  const text = byteString(String(value)).replace(SURROUNDING_WHITESPACE, "");
+  if (/[\0\r\n]/.test(text)) throw new TypeError(`Headers.${method}: "${text}" is an invalid header value.`);
+  return text;
+}
+
+/** What `httpFetch` knows of a response when it hands it back. */
+export interface HttpResponseInit {
+  status: number;
+  statusText: string;
+  headers: HttpHeaders;
+  url: string;
+  redirected: boolean;
+}
+
+/** A response as `fetch` answers it (see `HttpHeaders` for the contract). `body` is null for a response without one (HEAD, 204, 304…). */
+export class HttpResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: HttpHeaders;
+  readonly url: string;
+  readonly redirected: boolean;
+  readonly type = "basic";
+  private stream: ReadableStream<Uint8Array> | null;
+  private used = false;
+
+  constructor(body: ReadableStream<Uint8Array> | null, init: HttpResponseInit) {
+    if (init.status < 200 || init.status > 599) throw new RangeError(`init["status"] must be in the range of 200 to 599, inclusive.`);
+    this.stream = body;
+    this.status = init.status;
+    this.statusText = init.statusText;
+    this.headers = init.headers;
+    this.url = init.url;
+    this.redirected = init.redirected;
+  }
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status <= 299;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    return this.stream;
+  }
+
+  /** True once a reading method has started, or the body stream has been read from or locked. */
+  get bodyUsed(): boolean {
+    return this.used || (this.stream !== null && this.stream.locked);
+  }
+
+  async bytes(): Promise<Uint8Array> {
+    if (this.bodyUsed) throw new TypeError("Body is unusable: Body has already been read");
+    this.used = true;
+    if (!this.stream) return new Uint8Array(0);
+    const chunks: Uint8Array[] = [];
+    const reader = this.stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+    return new Uint8Array(Buffer.concat(chunks));
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    return (await this.bytes()).buffer as ArrayBuffer;
+  }
+
+  async text(): Promise<string> {
+    return new TextDecoder().decode(await this.bytes());
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text()) as unknown;
+  }
+
+  async blob(): Promise<Blob> {
+    return new Blob([await this.bytes()], { type: this.headers.get("content-type") ?? "" });
+  }
+
+  formData(): Promise<never> {
+    return Promise.reject(new TypeError("formData() is not supported for a model or model-list response"));
+  }
+
+  /** A second response over the same body, each reading it in full (the body is teed). */
+  clone(): HttpResponse {
+    if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.");
+    let copy: ReadableStream<Uint8Array> | null = null;
+    if (this.stream) [this.stream, copy] = this.stream.tee();
+    const headers = new HttpHeaders(this.headers);
+    return new HttpResponse(copy, { status: this.status, statusText: this.statusText, headers, url: this.url, redirected: this.redirected });
+  }
+
+  get [Symbol.toStringTag](): string {
+    return "Response";
+  }
+}
+
+/** A value no FormData can be: a primitive, a plain object or an array. */
+function neverFormData(value: unknown): boolean {
+  if (value === null || (typeof value !== "object" && typeof value !== "function")) return true;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null || Array.isArray(value);
+}
+
+/**
+ * `FormData` as the bundled SDKs see it (scripts/sdk-fetch-globals.mjs): `new` makes Node's own, and
+ * `instanceof` answers as the global's does, except that a primitive, a plain object or an array
+ * (every request body the SDKs build for a model call) answers false without evaluating undici.
+ */
+export const SdkFormData: typeof FormData = Object.defineProperty(
+  function FormData(...args: ConstructorParameters<typeof globalThis.FormData>): FormData {
+    return new globalThis.FormData(...args);
+  },
+  Symbol.hasInstance,
+  { value: (value: unknown): boolean => !neverFormData(value) && value instanceof globalThis.FormData },
+) as unknown as typeof FormData;
