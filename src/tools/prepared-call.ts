@@ -52,10 +52,19 @@ export function parseArguments(raw: string): ParsedArguments {
   }
 }
 
-/** Checks parsed arguments against `tool.params`. Never throws. */
+/**
+ * Checks parsed arguments against `tool.params`. Never throws. On failure, `issues` are built
+ * when first read (zod makes its error then): a replay of stored calls never reads them.
+ */
 export function validateArguments(tool: AnyTool, value: unknown): ValidatedArguments {
   const parsed = tool.params.safeParse(value);
-  return parsed.success ? { ok: true, args: parsed.data } : { ok: false, issues: parsed.error.issues };
+  if (parsed.success) return { ok: true, args: parsed.data };
+  return {
+    ok: false,
+    get issues() {
+      return parsed.error.issues;
+    },
+  };
 }
 
 /** `Invalid arguments for <tool>: <path>: <message>; …`, naming every field that was wrong. */
@@ -73,7 +82,10 @@ export function describeArguments(tool: AnyTool, name: string, args: unknown, ct
   }
 }
 
-/** Prepares one call: parse, validate, describe, each exactly once. Pure apart from `describe`; never throws. */
+/**
+ * Prepares one call: parse, validate, describe, each exactly once. `dedupKey` is computed when
+ * first read (only running a batch reads it; a replay does not). Pure apart from `describe`; never throws.
+ */
 export function prepareToolCall(call: ToolCall, tools: ToolLookup, ctx: DescribeContext): PreparedToolCall {
   const name = call.function.name;
   const tool = tools.get(name);
@@ -81,6 +93,7 @@ export function prepareToolCall(call: ToolCall, tools: ToolLookup, ctx: Describe
   const validation = tool && json.ok ? validateArguments(tool, json.value) : undefined;
   const valid = validation?.ok === true;
   const description = tool && valid ? describeArguments(tool, name, validation.args, ctx) : { title: name, locations: [] };
+  let dedupKey: { value: string | undefined } | undefined;
   return {
     call,
     callId: call.id,
@@ -89,7 +102,10 @@ export function prepareToolCall(call: ToolCall, tools: ToolLookup, ctx: Describe
     json,
     validation,
     args: valid ? validation.args : undefined,
-    dedupKey: valid && json.ok ? dedupKeyOf(name, json.value) : undefined,
+    get dedupKey() {
+      dedupKey ??= { value: valid && json.ok ? dedupKeyOf(name, json.value) : undefined };
+      return dedupKey.value;
+    },
     displayArgs: json.ok ? json.value : { raw: call.function.arguments },
     kind: tool?.kind ?? "other",
     title: description.title,
