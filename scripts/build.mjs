@@ -129,8 +129,10 @@ async function writeCodeCache() {
   const home = mkdtempSync(join(tmpdir(), "hermes-build-"));
   writeFileSync(join(home, "config.yaml"), `model:\n  provider: custom\n  base_url: http://127.0.0.1:${model.address().port}/v1\n  default: warmup\n`);
   writeFileSync(join(home, "notes.txt"), "Ready when you are.\n");
+  // Without NODE_OPTIONS: a V8 flag in it would stamp the caches with flags a user's run does not have.
+  const { NODE_OPTIONS: _options, ...env } = process.env;
   const child = spawn(process.execPath, [join(out, "hermes-acp.js")], {
-    env: { ...process.env, HERMES_HOME: home, HERMES_CODE_CACHE_OUT: out, HERMES_BACKGROUND_REVIEW: "off", HERMES_TITLE_GENERATION: "off" },
+    env: { ...env, HERMES_HOME: home, HERMES_CODE_CACHE_OUT: out, HERMES_BACKGROUND_REVIEW: "off", HERMES_TITLE_GENERATION: "off" },
     stdio: ["pipe", "pipe", "ignore"],
   });
   const send = (id, method, params) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);

@@ -72,6 +72,7 @@ export function launch(bin) {
  * (http, crypto, streams…) would be compiled from its source instead (~4× slower).
  */
 function underBundleFlags(body) {
+  if (CHECKSUMS_FROM_COMMAND_LINE) return body();
   setFlagsFromString("--verify-snapshot-checksum");
   try {
     return body();
@@ -79,6 +80,9 @@ function underBundleFlags(body) {
     setFlagsFromString("--no-verify-snapshot-checksum");
   }
 }
+
+/** Left on for the whole run when the command line turns it on. */
+const CHECKSUMS_FROM_COMMAND_LINE = process.execArgv.some((arg) => /^--verify[-_]snapshot[-_]checksum$/.test(arg));
 
 /**
  * Every bundle file the build wrote (hermes.files.json: name → bytes) is there with its size;

@@ -86,6 +86,28 @@ describe("HttpHeaders behaves as Node's Headers", () => {
     ]);
   });
 
+  it("for missing arguments, a non-function forEach, an invalid name with a wide value", () => {
+    const calls: Array<(headers: Headers) => unknown> = [
+      (h) => (h.set as (name: string) => void)("x"),
+      (h) => (h.append as (name: string) => void)("x"),
+      (h) => (h.get as () => unknown)(),
+      (h) => (h.has as () => unknown)(),
+      (h) => (h.delete as () => unknown)(),
+      (h) => h.forEach("no" as unknown as () => void),
+      (h) => h.append("bad name", "\u20ac"),
+      (h) => h.set("\u20ac", "x"),
+    ];
+    for (const call of calls) expect(outcome(() => call(new HttpHeaders()))).toEqual(outcome(() => call(new Headers())));
+  });
+
+  it("keeps its fields private, and counts Node's own Headers as an instance without loading them for plain values", () => {
+    const headers = new HttpHeaders({ a: "1" });
+    expect([Object.keys(headers), JSON.stringify(headers)]).toEqual([[], "{}"]);
+    expect(headers instanceof HttpHeaders).toBe(true);
+    expect(new Headers({ a: "1" }) instanceof HttpHeaders).toBe(true);
+    for (const value of [{}, [], null, "a", Object.create(null), new Map()]) expect(value instanceof HttpHeaders).toBe(false);
+  });
+
   it("calls forEach with value, name and the headers, on thisArg", () => {
     const headers = new HttpHeaders({ b: "2", a: "1" });
     const seen: unknown[] = [];
@@ -141,7 +163,18 @@ describe("HttpResponse", () => {
     expect(() => new HttpResponse(null, init(600))).toThrow(RangeError);
   });
 
-  it("counts a locked or read body stream as used, and clones by teeing the body", async () => {
+  it("counts a locked, read or cancelled body stream as used, and clones by teeing the body", async () => {
+    const read = new HttpResponse(body("x", "y"), init());
+    const reader = read.body?.getReader();
+    await reader?.read();
+    reader?.releaseLock();
+    expect(read.bodyUsed).toBe(true);
+    await expect(read.text()).rejects.toThrow(TypeError);
+    const cancelled = new HttpResponse(body("x"), init());
+    await cancelled.body?.cancel();
+    expect(cancelled.bodyUsed).toBe(true);
+    expect(() => cancelled.clone()).toThrow(TypeError);
+
     const locked = new HttpResponse(body("x"), init());
     locked.body?.getReader();
     expect(locked.bodyUsed).toBe(true);

@@ -1,4 +1,5 @@
 import { Blob } from "node:buffer";
+import { Readable } from "node:stream";
 
 /**
  * `Headers` and `Response` for `httpFetch` and the model SDKs (the build gives the SDKs'
@@ -10,16 +11,22 @@ import { Blob } from "node:buffer";
  * (TypeError; an invalid name or value worded as undici words it): names are checked as HTTP tokens and lower-cased, values
  * stripped of surrounding HTTP whitespace and refused when they hold NUL, CR, LF or a character
  * above U+00FF; iteration is sorted by name, with each `set-cookie` value on its own; a body is
- * read at most once (`bodyUsed`), `clone()` tees it. Not implemented: a guard (immutable response
- * headers) and `formData()`, which rejects.
+ * read at most once (`bodyUsed`), `clone()` tees it. `instanceof HttpHeaders` is also true for
+ * Node's own `Headers` (so the SDKs read one given to them), asking the global only for a value
+ * that could be one. Not implemented: a guard (immutable response headers), iterators that see
+ * changes made while they run (they iterate a snapshot), and `formData()`, which rejects.
  */
 export class HttpHeaders implements Headers {
   /** Lower-cased name → its values in the order they were added. */
-  private readonly fields = new Map<string, string[]>();
+  readonly #fields = new Map<string, string[]>();
+
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return (typeof value === "object" && value !== null && HttpHeaders.prototype.isPrototypeOf(value)) || (!neverWebClass(value) && value instanceof globalThis.Headers);
+  }
 
   constructor(init?: HeadersInit) {
     if (init === undefined) return;
-    if (init === null || typeof init !== "object") throw new TypeError(CONSTRUCTOR_ARGUMENT);
+    if (init === null || (typeof init !== "object" && typeof init !== "function")) throw new TypeError(CONSTRUCTOR_ARGUMENT);
     if (Symbol.iterator in init) {
       for (const pair of init as Iterable<Iterable<unknown>>) {
         if (pair === null || typeof pair !== "object" || !(Symbol.iterator in pair)) throw new TypeError(CONSTRUCTOR_ARGUMENT);
@@ -33,34 +40,40 @@ export class HttpHeaders implements Headers {
   }
 
   append(name: string, value: string): void {
-    const key = headerName("append", name);
-    const normalized = headerValue("append", value);
-    const existing = this.fields.get(key);
+    required("append", arguments.length, 2);
+    const [key, normalized] = nameAndValue("append", name, value);
+    const existing = this.#fields.get(key);
     if (existing) existing.push(normalized);
-    else this.fields.set(key, [normalized]);
+    else this.#fields.set(key, [normalized]);
   }
 
   set(name: string, value: string): void {
-    this.fields.set(headerName("set", name), [headerValue("set", value)]);
+    required("set", arguments.length, 2);
+    const [key, normalized] = nameAndValue("set", name, value);
+    this.#fields.set(key, [normalized]);
   }
 
   delete(name: string): void {
-    this.fields.delete(headerName("delete", name));
+    required("delete", arguments.length, 1);
+    this.#fields.delete(headerName("delete", byteString(String(name))));
   }
 
   get(name: string): string | null {
-    return this.fields.get(headerName("get", name))?.join(", ") ?? null;
+    required("get", arguments.length, 1);
+    return this.#fields.get(headerName("get", byteString(String(name))))?.join(", ") ?? null;
   }
 
   has(name: string): boolean {
-    return this.fields.has(headerName("has", name));
+    required("has", arguments.length, 1);
+    return this.#fields.has(headerName("has", byteString(String(name))));
   }
 
   getSetCookie(): string[] {
-    return [...(this.fields.get("set-cookie") ?? [])];
+    return [...(this.#fields.get("set-cookie") ?? [])];
   }
 
   forEach(callback: (value: string, name: string, parent: Headers) => void, thisArg?: unknown): void {
+    if (typeof callback !== "function") throw new TypeError("Failed to execute 'forEach' on 'Headers': parameter 1 is not of type 'Function'.");
     for (const [name, value] of this.sorted()) callback.call(thisArg, value, name, this);
   }
 
@@ -87,8 +100,8 @@ export class HttpHeaders implements Headers {
   /** The pairs iteration shows: sorted by name, values combined with ", " except `set-cookie`'s. */
   private sorted(): Array<[string, string]> {
     const pairs: Array<[string, string]> = [];
-    for (const name of [...this.fields.keys()].sort()) {
-      const values = this.fields.get(name) as string[];
+    for (const name of [...this.#fields.keys()].sort()) {
+      const values = this.#fields.get(name) as string[];
       if (name === "set-cookie") for (const value of values) pairs.push([name, value]);
       else pairs.push([name, values.join(", ")]);
     }
@@ -108,16 +121,24 @@ function byteString(value: string): string {
   return value;
 }
 
-function headerName(method: string, name: string): string {
-  const text = byteString(String(name));
-  if (!TOKEN.test(text)) throw new TypeError(`Headers.${method}: "${text}" is an invalid header name.`);
-  return text.toLowerCase();
+function required(method: string, given: number, needed: number): void {
+  if (given >= needed) return;
+  throw new TypeError(`Headers.${method}: ${needed === 1 ? "1 argument required, but" : `${needed} arguments required, but only`} ${given} found.`);
 }
 
-function headerValue(method: string, value: string): string {
+/** `name` (a ByteString) checked as a token and lower-cased. */
+function headerName(method: string, name: string): string {
+  if (!TOKEN.test(name)) throw new TypeError(`Headers.${method}: "${name}" is an invalid header name.`);
+  return name.toLowerCase();
+}
+
+/** Both converted to ByteStrings first (as WebIDL converts arguments), then checked. */
+function nameAndValue(method: string, name: string, value: string): [string, string] {
+  const rawName = byteString(String(name));
   const text = byteString(String(value)).replace(SURROUNDING_WHITESPACE, "");
+  const key = headerName(method, rawName);
   if (/[\0\r\n]/.test(text)) throw new TypeError(`Headers.${method}: "${text}" is an invalid header value.`);
-  return text;
+  return [key, text];
 }
 
 /** What `httpFetch` knows of a response when it hands it back. */
@@ -158,9 +179,9 @@ export class HttpResponse {
     return this.stream;
   }
 
-  /** True once a reading method has started, or the body stream has been read from or locked. */
+  /** True once a reading method has started, or the body stream is locked or has been read from or cancelled. */
   get bodyUsed(): boolean {
-    return this.used || (this.stream !== null && this.stream.locked);
+    return this.used || (this.stream !== null && (this.stream.locked || Readable.isDisturbed(this.stream as unknown as Readable)));
   }
 
   async bytes(): Promise<Uint8Array> {
@@ -211,8 +232,8 @@ export class HttpResponse {
   }
 }
 
-/** A value no FormData can be: a primitive, a plain object or an array. */
-function neverFormData(value: unknown): boolean {
+/** A value no instance of a web class (Headers, FormData) can be: a primitive, a plain object or an array. */
+function neverWebClass(value: unknown): boolean {
   if (value === null || (typeof value !== "object" && typeof value !== "function")) return true;
   const prototype: unknown = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null || Array.isArray(value);
@@ -228,5 +249,5 @@ export const SdkFormData: typeof FormData = Object.defineProperty(
     return new globalThis.FormData(...args);
   },
   Symbol.hasInstance,
-  { value: (value: unknown): boolean => !neverFormData(value) && value instanceof globalThis.FormData },
+  { value: (value: unknown): boolean => !neverWebClass(value) && value instanceof globalThis.FormData },
 ) as unknown as typeof FormData;
