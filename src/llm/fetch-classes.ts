@@ -113,7 +113,10 @@ const CONSTRUCTOR_ARGUMENT = "Headers constructor: Argument 1 could not be conve
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const SURROUNDING_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 
+const WIDE_CHARACTER = /[^\u0000-\u00ff]/;
+
 function byteString(value: string): string {
+  if (!WIDE_CHARACTER.test(value)) return value;
   for (let index = 0; index < value.length; index++) {
     const code = value.charCodeAt(index);
     if (code > 255) throw new TypeError(`Cannot convert argument to a ByteString because the character at index ${index} has a value of ${code} which is greater than 255.`);
