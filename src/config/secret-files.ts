@@ -1,4 +1,5 @@
-import { lstatSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, statSync } from "node:fs";
+import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 
 /**
@@ -6,10 +7,6 @@ import path from "node:path";
  * `$HERMES_HOME` and the environment of any process (`/proc/<pid>/environ`), which holds every
  * key the agent was started with. Commands are kept away from them by the sandbox; this is the
  * same rule for the tools that read files in-process.
- *
- * The checks call the file system synchronously: each is one metadata call (lstat, stat,
- * realpath) on a path about to be read anyway, a few microseconds each, where the promise form
- * costs a thread-pool round trip and a turn of the event loop (~0.2 ms); read_file makes ~6 per call.
  */
 
 /** Files in HERMES_HOME that hold credentials (Python Hermes keeps OAuth tokens in auth.json). */
@@ -36,24 +33,12 @@ export interface SecretFiles {
 
 /** The real path of `p`, or of its nearest existing ancestor joined with the rest; never throws. */
 export async function realOrResolved(p: string): Promise<string> {
-  return realOrResolvedSync(path.resolve(p));
-}
-
-function realOrResolvedSync(absolute: string): string {
+  const absolute = path.resolve(p);
   try {
-    return realpathSync.native(absolute);
+    return await realpath(absolute);
   } catch {
     const parent = path.dirname(absolute);
-    return parent === absolute ? absolute : path.join(realOrResolvedSync(parent), path.basename(absolute));
-  }
-}
-
-/** The real path of `file`, or undefined when it cannot be resolved (a dangling link, a loop); never throws. */
-function realOrUndefined(file: string): string | undefined {
-  try {
-    return realpathSync.native(file);
-  } catch {
-    return undefined;
+    return parent === absolute ? absolute : path.join(await realOrResolved(parent), path.basename(absolute));
   }
 }
 
@@ -63,11 +48,14 @@ function realOrUndefined(file: string): string | undefined {
  */
 export async function secretFiles(hermesHome: string): Promise<SecretFiles> {
   const homes = [...new Set([path.resolve(hermesHome), await realOrResolved(hermesHome)])];
-  // Absent ones are the common case: an lstat that answers undefined (no error object) rules each out.
-  const found = HERMES_CREDENTIAL_FILES.map((name) => {
-    const file = path.join(homes[0] as string, name);
-    return exists(file) ? realOrUndefined(file) : undefined;
-  });
+  // Absent ones are the common case: an lstat that answers undefined (no error object, no
+  // thread-pool round trip) rules each out; the rest are resolved together.
+  const found = await Promise.all(
+    HERMES_CREDENTIAL_FILES.map((name) => {
+      const file = path.join(homes[0] as string, name);
+      return exists(file) ? realpath(file).catch(() => undefined) : undefined;
+    }),
+  );
   const existing = found.filter((real): real is string => real !== undefined);
   const targets = new Set(existing.map(fold));
   const reasonFor = (absolute: string): string | undefined => {
@@ -114,13 +102,18 @@ export async function secretFileReason(absolute: string, hermesHome: string): Pr
   const [files, real] = await Promise.all([secretFiles(hermesHome), realOrResolved(absolute)]);
   const reason = files.reasonFor(absolute) ?? (real !== absolute ? files.reasonFor(real) : undefined);
   if (reason) return reason;
-  if (!sameFileAsCredential(absolute, hermesHome)) return undefined;
+  if (!(await sameFileAsCredential(absolute, hermesHome))) return undefined;
   return `${absolute} holds Hermes credentials (it is the same file as a credential file of HERMES_HOME)`;
 }
 
-function sameFileAsCredential(absolute: string, hermesHome: string): boolean {
-  const target = statOrUndefined(absolute);
-  if (target === undefined || !target.isFile()) return false;
+async function sameFileAsCredential(absolute: string, hermesHome: string): Promise<boolean> {
+  let target;
+  try {
+    target = await stat(absolute);
+  } catch {
+    return false;
+  }
+  if (!target.isFile()) return false;
   return HERMES_CREDENTIAL_FILES.some((name) => {
     const credential = statOrUndefined(path.join(hermesHome, name));
     return credential !== undefined && credential.dev === target.dev && credential.ino === target.ino;
