@@ -2,19 +2,20 @@ import { Blob } from "node:buffer";
 import { Readable } from "node:stream";
 
 /**
- * `Headers` and `Response` for `httpFetch` and the model SDKs (the build gives the SDKs'
- * modules this `Headers` in place of the global one: scripts/sdk-fetch-globals.mjs). Node's own classes
+ * `Headers` and `Response` for `httpFetch` and the model SDKs (the build gives the SDKs' modules
+ * this `Headers` in place of the global one: scripts/sdk-fetch-globals.mjs). Node's own classes
  * live in its bundled undici, and the first touch of either evaluates all of it, with http2, tls
  * and zlib (~40 ms of CPU and ~2 MB resident here), in the middle of a session's first prompt.
  *
  * Contract: each behaves as the Fetch standard's class for what it implements, errors included
- * (TypeError; an invalid name or value worded as undici words it): names are checked as HTTP tokens and lower-cased, values
- * stripped of surrounding HTTP whitespace and refused when they hold NUL, CR, LF or a character
- * above U+00FF; iteration is sorted by name, with each `set-cookie` value on its own; a body is
- * read at most once (`bodyUsed`), `clone()` tees it. `instanceof HttpHeaders` is also true for
- * Node's own `Headers` (so the SDKs read one given to them), asking the global only for a value
- * that could be one. Not implemented: a guard (immutable response headers), iterators that see
- * changes made while they run (they iterate a snapshot), and `formData()`, which rejects.
+ * (TypeError; an invalid name or value worded as undici words it). Names are checked as HTTP
+ * tokens and lower-cased; values are stripped of surrounding HTTP whitespace and refused when
+ * they hold NUL, CR, LF or a character above U+00FF; iteration is sorted by name, each
+ * `set-cookie` value on its own. A body is read at most once (`bodyUsed`); `clone()` tees it.
+ * `instanceof HttpHeaders` is also true for Node's own `Headers` (so the SDKs read one given to
+ * them), asking the global only for a value that could be one. Not implemented: a guard
+ * (immutable response headers), iterators that see changes made while they run (they iterate a
+ * snapshot), and `formData()`, which rejects.
  */
 export class HttpHeaders implements Headers {
   /** Lower-cased name → its values in the order they were added. */
