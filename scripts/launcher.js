@@ -13,7 +13,6 @@ import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
 
-
 /** Runs the CLI bundle as `bin` ("hermes" or "hermes-acp") over this process's arguments. */
 export function launch(bin) {
   const dir = dirname(fileURLToPath(import.meta.url));
@@ -69,7 +68,7 @@ export function launch(bin) {
  * code cache's checksum (`--verify-snapshot-checksum`), then V8's defaults again. V8 stamps a code
  * cache with a hash of the flags it was made under and rejects it under any others, and Node's own
  * modules carry caches made under the defaults: with the flag left on, each one Node loads later
- * (http, crypto, streams…) would be compiled from its source instead (~4× slower).
+ * (http, crypto, streams...) would be compiled from its source instead (~4× slower).
  */
 function underBundleFlags(body) {
   if (CHECKSUMS_FROM_COMMAND_LINE) return body();
