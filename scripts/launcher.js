@@ -63,12 +63,15 @@ export function launch(bin) {
   bundleRequire("./hermes.cjs").start(bin);
 }
 
+/** Left on for the whole run when the command line turns it on. */
+const CHECKSUMS_FROM_COMMAND_LINE = process.execArgv.some((arg) => /^--verify[-_]snapshot[-_]checksum$/.test(arg));
+
 /**
  * `body` (compiling a bundle file, or writing the caches at build time) with V8 checking each
  * code cache's checksum (`--verify-snapshot-checksum`), then V8's defaults again. V8 stamps a code
  * cache with a hash of the flags it was made under and rejects it under any others, and Node's own
  * modules carry caches made under the defaults: with the flag left on, each one Node loads later
- * (http, crypto, streams...) would be compiled from its source instead (~4× slower).
+ * (http, crypto, streams...) would be compiled from its source instead (~4x slower).
  */
 function underBundleFlags(body) {
   if (CHECKSUMS_FROM_COMMAND_LINE) return body();
@@ -79,9 +82,6 @@ function underBundleFlags(body) {
     setFlagsFromString("--no-verify-snapshot-checksum");
   }
 }
-
-/** Left on for the whole run when the command line turns it on. */
-const CHECKSUMS_FROM_COMMAND_LINE = process.execArgv.some((arg) => /^--verify[-_]snapshot[-_]checksum$/.test(arg));
 
 /**
  * Every bundle file the build wrote (hermes.files.json: name → bytes) is there with its size;

@@ -56,17 +56,17 @@ export class HttpHeaders implements Headers {
 
   delete(name: string): void {
     required("delete", arguments.length, 1);
-    this.#fields.delete(headerName("delete", byteString(String(name))));
+    this.#fields.delete(headerKey("delete", name));
   }
 
   get(name: string): string | null {
     required("get", arguments.length, 1);
-    return this.#fields.get(headerName("get", byteString(String(name))))?.join(", ") ?? null;
+    return this.#fields.get(headerKey("get", name))?.join(", ") ?? null;
   }
 
   has(name: string): boolean {
     required("has", arguments.length, 1);
-    return this.#fields.has(headerName("has", byteString(String(name))));
+    return this.#fields.has(headerKey("has", name));
   }
 
   getSetCookie(): string[] {
@@ -136,6 +136,11 @@ function headerName(method: string, name: string): string {
   return name.toLowerCase();
 }
 
+/** `name` converted to a ByteString, checked as a token and lower-cased. */
+function headerKey(method: string, name: string): string {
+  return headerName(method, byteString(String(name)));
+}
+
 /** Both converted to ByteStrings first (as WebIDL converts arguments), then checked. */
 function nameAndValue(method: string, name: string, value: string): [string, string] {
   const rawName = byteString(String(name));
@@ -199,6 +204,7 @@ export class HttpResponse {
       if (done) break;
       chunks.push(value);
     }
+    // Copied into an ArrayBuffer of its own: a small Buffer.concat lives in Node's shared pool.
     return new Uint8Array(Buffer.concat(chunks));
   }
 

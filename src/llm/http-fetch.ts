@@ -1,8 +1,8 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { createRequire } from "node:module";
 import { Readable, pipeline } from "node:stream";
-import { HttpHeaders, HttpResponse } from "./fetch-classes.js";
 import type { BrotliDecompress, Gunzip, Inflate } from "node:zlib";
+import { HttpHeaders, HttpResponse } from "./fetch-classes.js";
 
 /**
  * `fetch` for the model SDKs and model lists, over node:http and node:https. Node's own `fetch`
