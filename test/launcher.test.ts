@@ -105,6 +105,42 @@ describe("the launcher's code caches", () => {
 });
 
 describe("the bundle's first turn", () => {
+  it("loads the dangerous-command detector on the first command checked, not for a session or a text turn", async () => {
+    const detectorChunk = chunks(DIST).find((name) => readFileSync(join(DIST, name), "latin1").includes("recursive delete of the root filesystem"));
+    expect(detectorChunk).toBeDefined();
+    const llm = await startFakeLlm();
+    const home = createTempHome({ baseUrl: llm.baseUrl });
+    const root = mkdtempSync(join(tmpdir(), "hermes-chunks-"));
+    folders.push(root);
+    const preload = join(root, "read-files.cjs");
+    const listed = join(root, "read.txt");
+    writeFileSync(listed, "");
+    writeFileSync(
+      preload,
+      `const fs = require("node:fs"); const read = fs.readFileSync; fs.readFileSync = function (file, ...rest) { if (typeof file === "string") fs.appendFileSync(${JSON.stringify(listed)}, require("node:path").basename(file) + "\\n"); return read.call(this, file, ...rest); };\n`,
+    );
+    const agent = spawnAgent({ env: home.env(), command: [process.execPath, "-r", preload, BUILT_BINARY, "acp"] });
+    const read = (): string[] => readFileSync(listed, "utf8").split("\n");
+    try {
+      await agent.initialize();
+      const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
+      llm.push({ text: "Hello there." });
+      await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
+      expect(read()).toContain("hermes.cjs");
+      expect(read()).not.toContain(detectorChunk);
+      llm.push({ tool_calls: [{ id: "call_1", name: "terminal", arguments: { command: "echo lazy" } }] }, { text: "Done." });
+      const answer = await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "run it" }] });
+      expect(answer.stopReason).toBe("end_turn");
+      expect(JSON.stringify(llm.requests.at(-1)?.body.messages.at(-1))).toContain("lazy");
+      expect(read()).toContain(detectorChunk);
+    } finally {
+      await agent.close();
+      await llm.close();
+      home.cleanup();
+    }
+  });
+
+
   it("streams an answer without loading Node's fetch (undici) or the http2, tls and zlib modules it brings", async () => {
     const llm = await startFakeLlm();
     const home = createTempHome({ baseUrl: llm.baseUrl });

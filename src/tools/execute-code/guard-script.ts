@@ -1,6 +1,5 @@
-import { detectDangerousCommand } from "../approval/dangerous-commands.js";
 import { askPort } from "../ports.js";
-import { commandAllowlist, guardCommand, type DangerDetector, type GuardVerdict } from "../terminal/guard.js";
+import { commandAllowlist, guardCommand, loadDetector, type DangerDetector, type GuardVerdict } from "../terminal/guard.js";
 import type { ToolContext } from "../types.js";
 import { scriptCommands } from "./script-commands.js";
 
@@ -22,7 +21,15 @@ export const SCRIPT_DESCRIPTION =
  * stand in for this one. Never throws.
  */
 export async function guardScript(code: string, ctx: ToolContext, options: { sandboxed: boolean; detect?: DangerDetector }): Promise<GuardVerdict> {
-  const detect = options.detect ?? detectDangerousCommand;
+  // A detector that cannot load flags every command, and guardCommand then refuses the script.
+  const detect: DangerDetector =
+    options.detect ??
+    (await loadDetector().then(
+      (loaded) => loaded.detect,
+      () => () => {
+        throw new Error("the dangerous-command detector did not load");
+      },
+    ));
   const flagged = scriptCommands(code).filter((command) => {
     try {
       return detect(command, { sandboxed: options.sandboxed, cwd: ctx.cwd }) !== undefined;

@@ -1,8 +1,7 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import { classifyWriteTarget } from "../approval/paths.js";
 import type { HermesConfig } from "../../config/schema.js";
-import { detectDangerousCommand, type DetectOptions } from "../approval/dangerous-commands.js";
-import { filesWrittenBy } from "../approval/session-writes.js";
+import type { detectDangerousCommand, DetectOptions } from "../approval/dangerous-commands.js";
 import { fileTracker } from "../file-tracker/file-tracker.js";
 import { askPort, type CommandApprovalRequest } from "../ports.js";
 import { normalizeCommand } from "../approval/normalize.js";
@@ -14,6 +13,30 @@ import type { ToolContext } from "../types.js";
  * the sandbox confines.
  */
 export type DangerDetector = (command: string, options?: DetectOptions) => ReturnType<typeof detectDangerousCommand>;
+
+/**
+ * The detector and the write-target scan, loaded on the first command checked: their rule tables
+ * are ~70 KB of code no session needs before it runs a command. Rejects only when the bundle is
+ * damaged; callers treat that as a detector failure (refuse).
+ */
+export function loadDetector(): Promise<LoadedDetector> {
+  detectorModules ??= Promise.all([import("../approval/dangerous-commands.js"), import("../approval/session-writes.js")]).then(
+    ([detector, writes]) => ({ detect: detector.detectDangerousCommand, filesWrittenBy: writes.filesWrittenBy }),
+    (error: unknown) => {
+      detectorModules = undefined;
+      throw error;
+    },
+  );
+  return detectorModules;
+}
+
+interface LoadedDetector {
+  detect: DangerDetector;
+  /** The files a command writes (redirections, tee, cp, sed -i...), as the session's record keeps them. */
+  filesWrittenBy: (command: string) => string[];
+}
+
+let detectorModules: Promise<LoadedDetector> | undefined;
 
 const SESSION_WRITES_KEY = Symbol("hermes.terminal.session-writes");
 
@@ -39,19 +62,21 @@ export type GuardVerdict =
  * Checks a command before it runs. Hardline commands are refused without asking, whatever the
  * settings. Dangerous ones run only when their pattern key is in `command_allowlist` or the
  * user allows them through `ports.approveCommand` (fail closed: no port, an error or anything
- * but `true` is a deny). A cancel while the question is open refuses. Never throws.
+ * but `true` is a deny). A cancel while the question is open refuses. `detect` replaces the
+ * built-in detector (tests). Never throws.
  */
 export async function guardCommand(
   command: string,
   ctx: ToolContext,
-  detect: DangerDetector = detectDangerousCommand,
+  detect?: DangerDetector,
   cwd?: string,
   options: GuardOptions = { sandboxed: false },
 ): Promise<GuardVerdict> {
   let match: ReturnType<DangerDetector>;
   try {
+    const { detect: builtIn, filesWrittenBy } = await loadDetector();
     const written = sessionWrites(ctx);
-    match = detect(command, { sandboxed: options.sandboxed, writtenFiles: written, ...(cwd ? { cwd } : {}) }) ?? (cwd ? protectedCwdVerdict(cwd, ctx.hermesHome) : undefined);
+    match = (detect ?? builtIn)(command, { sandboxed: options.sandboxed, writtenFiles: written, ...(cwd ? { cwd } : {}) }) ?? (cwd ? protectedCwdVerdict(cwd, ctx.hermesHome) : undefined);
     // Recorded whatever the verdict: a later `bash c.sh` of what this command writes is known.
     for (const target of filesWrittenBy(command)) written.add(resolve(cwd ?? ctx.cwd, target));
   } catch {
