@@ -51,13 +51,24 @@ function parametersOf(tool: AnyTool): Record<string, unknown> {
   if (tool.jsonSchema) return tool.jsonSchema;
   let schema = derivedSchemas.get(tool);
   if (!schema) {
-    schema = toParametersSchema(tool.params);
+    schema = deriveParameters(tool.params);
     derivedSchemas.set(tool, schema);
   }
   return schema;
 }
 
-function toParametersSchema(params: z.ZodType): Record<string, unknown> {
+/**
+ * Gives `tool` its parameters' schema without deriving it (deriving all of hermes-acp's takes
+ * milliseconds of a first session). Contract: `schema` is what `deriveParameters(tool.params)`
+ * answers, key order included; toolsets.ts passes the built-in tools' from
+ * `tool-parameters.gen.ts`, which a test keeps equal to it.
+ */
+export function primeParameters(tool: AnyTool, schema: Record<string, unknown>): void {
+  if (!tool.jsonSchema) derivedSchemas.set(tool, schema);
+}
+
+/** The JSON schema the model is sent for zod `params`. */
+export function deriveParameters(params: z.ZodType): Record<string, unknown> {
   const schema = z.toJSONSchema(params, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
   delete schema.$schema;
   return withoutNoOpKeywords(schema) as Record<string, unknown>;

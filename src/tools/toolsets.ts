@@ -16,6 +16,8 @@ import { skillViewTool } from "./skills/skill-view.js";
 import { skillsListTool } from "./skills/skills-list.js";
 import { terminalTool } from "./terminal/terminal.js";
 import { todoTool } from "./todo/todo.js";
+import { primeParameters } from "./registry.js";
+import { TOOL_PARAMETERS } from "./tool-parameters.gen.js";
 import type { AnyTool } from "./types.js";
 import { visionUnavailableReason } from "./vision/capability.js";
 import { visionAnalyzeTool } from "./vision/vision-analyze.js";
@@ -85,6 +87,11 @@ const TOOLS: Readonly<Record<string, AnyTool>> = Object.fromEntries(
     clarifyTool,
   ].map((tool) => [tool.name, tool]),
 );
+// Their parameters' JSON schemas were derived at build time (tool-parameters.gen.ts).
+for (const tool of Object.values(TOOLS)) {
+  const parameters = TOOL_PARAMETERS[tool.name];
+  if (parameters) primeParameters(tool, parameters);
+}
 
 /** The parts of config.yaml toolset resolution reads (`web` for the web backend, `model` / `auxiliary` for vision; absent = defaults). */
 export type ToolsetConfig = Pick<HermesConfig, "platform_toolsets" | "agent"> & Partial<Pick<HermesConfig, "web" | "model" | "auxiliary" | "browser">>;
