@@ -70,7 +70,9 @@ for (const file of bundled.outputFiles) {
     target: "node20",
     minify,
     supported: { "dynamic-import": false },
-    banner: 'var __hermesImportMetaUrl = require("node:url").pathToFileURL(__filename).href;',
+    // Only the files that read `import.meta.url`: each pathToFileURL normalizes the path, and
+    // ~50 files load by a first turn (Node's path functions, once hot, get TurboFan started).
+    banner: file.text.includes("__hermesImportMetaUrl") ? 'var __hermesImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' : "",
     logLevel: "warning",
   });
   writeFileSync(file.path, converted.code);
