@@ -116,6 +116,6 @@ describe("the lazy rewrite's guard", () => {
     expect(out).toContain("zA: zA$$build()");
     expect(out).toContain("other: zA$$build().optional()");
     expect(out).toContain("x: z.zA");
-    expect(out).toContain("export const zB = z.lazy(zB$$build);");
+    expect(out).toContain("export const zB = /* @__PURE__ */ z.lazy(zB$$build);");
   });
 });
