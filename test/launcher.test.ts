@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { methods } from "@agentclientprotocol/sdk/unstable";
-import { BUILT_BINARY, spawnAgent } from "./support/acp-client.js";
-import { startFakeLlm } from "./support/fake-llm.js";
+import { BUILT_BINARY, spawnAgent, type AgentProcess } from "./support/acp-client.js";
+import { startFakeLlm, type FakeLlm } from "./support/fake-llm.js";
 import { createTempHome } from "./support/temp-home.js";
 
 /**
@@ -104,65 +104,65 @@ describe("the launcher's code caches", () => {
   });
 });
 
+/**
+ * Runs `body` against the built binary started with a preload (`preload(listed)`: its source,
+ * given the file it may record into), after `initialize`, `session/new` and one text turn.
+ */
+async function withPreloadedAgent(
+  preload: (listed: string) => string,
+  body: (run: { agent: AgentProcess; llm: FakeLlm; sessionId: string; listed: () => string[] }) => Promise<void>,
+): Promise<void> {
+  const llm = await startFakeLlm();
+  const home = createTempHome({ baseUrl: llm.baseUrl });
+  const root = mkdtempSync(join(tmpdir(), "hermes-preload-"));
+  folders.push(root);
+  const script = join(root, "preload.cjs");
+  const listed = join(root, "listed.txt");
+  writeFileSync(listed, "");
+  writeFileSync(script, preload(listed));
+  const agent = spawnAgent({ env: home.env(), command: [process.execPath, "-r", script, BUILT_BINARY, "acp"] });
+  try {
+    await agent.initialize();
+    const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
+    llm.push({ text: "Hello there." });
+    const answer = await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    await body({ agent, llm, sessionId, listed: () => readFileSync(listed, "utf8").split("\n") });
+  } finally {
+    await agent.close();
+    await llm.close();
+    home.cleanup();
+  }
+}
+
 describe("the bundle's first turn", () => {
   it("loads the dangerous-command detector on the first command checked, not for a session or a text turn", async () => {
     const detectorChunk = chunks(DIST).find((name) => readFileSync(join(DIST, name), "latin1").includes("recursive delete of the root filesystem"));
     expect(detectorChunk).toBeDefined();
-    const llm = await startFakeLlm();
-    const home = createTempHome({ baseUrl: llm.baseUrl });
-    const root = mkdtempSync(join(tmpdir(), "hermes-chunks-"));
-    folders.push(root);
-    const preload = join(root, "read-files.cjs");
-    const listed = join(root, "read.txt");
-    writeFileSync(listed, "");
-    writeFileSync(
-      preload,
-      `const fs = require("node:fs"); const read = fs.readFileSync; fs.readFileSync = function (file, ...rest) { if (typeof file === "string") fs.appendFileSync(${JSON.stringify(listed)}, require("node:path").basename(file) + "\\n"); return read.call(this, file, ...rest); };\n`,
-    );
-    const agent = spawnAgent({ env: home.env(), command: [process.execPath, "-r", preload, BUILT_BINARY, "acp"] });
-    const read = (): string[] => readFileSync(listed, "utf8").split("\n");
-    try {
-      await agent.initialize();
-      const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
-      llm.push({ text: "Hello there." });
-      await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
-      expect(read()).toContain("hermes.cjs");
-      expect(read()).not.toContain(detectorChunk);
+    // Every file the process reads, by name, as it reads it.
+    const recordReads = (listed: string): string =>
+      `const fs = require("node:fs"); const read = fs.readFileSync; fs.readFileSync = function (file, ...rest) { if (typeof file === "string") fs.appendFileSync(${JSON.stringify(listed)}, require("node:path").basename(file) + "\\n"); return read.call(this, file, ...rest); };\n`;
+    await withPreloadedAgent(recordReads, async ({ agent, llm, sessionId, listed }) => {
+      expect(listed()).toContain("hermes.cjs");
+      expect(listed()).not.toContain(detectorChunk);
       llm.push({ tool_calls: [{ id: "call_1", name: "terminal", arguments: { command: "echo lazy" } }] }, { text: "Done." });
       const answer = await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "run it" }] });
       expect(answer.stopReason).toBe("end_turn");
       expect(JSON.stringify(llm.requests.at(-1)?.body.messages.at(-1))).toContain("lazy");
-      expect(read()).toContain(detectorChunk);
-    } finally {
-      await agent.close();
-      await llm.close();
-      home.cleanup();
-    }
+      expect(listed()).toContain(detectorChunk);
+    });
   });
 
-
   it("streams an answer without loading Node's fetch (undici) or the http2, tls and zlib modules it brings", async () => {
-    const llm = await startFakeLlm();
-    const home = createTempHome({ baseUrl: llm.baseUrl });
-    const root = mkdtempSync(join(tmpdir(), "hermes-modules-"));
-    folders.push(root);
-    const preload = join(root, "loaded-modules.cjs");
-    const listed = join(root, "modules.txt");
-    writeFileSync(preload, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(listed)}, process.moduleLoadList.join("\\n")));\n`);
-    const agent = spawnAgent({ env: home.env(), command: [process.execPath, "-r", preload, BUILT_BINARY, "acp"] });
-    try {
-      await agent.initialize();
-      const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
-      llm.push({ text: "Hello there." });
-      const answer = await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
-      expect(answer.stopReason).toBe("end_turn");
+    // The modules Node loaded, written when the process exits.
+    const recordModules = (listed: string): string =>
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(listed)}, process.moduleLoadList.join("\\n")));\n`;
+    let listedAfter: (() => string[]) | undefined;
+    await withPreloadedAgent(recordModules, async ({ llm, listed }) => {
       expect(llm.requests).toHaveLength(1);
-    } finally {
-      await agent.close();
-      await llm.close();
-      home.cleanup();
-    }
-    const modules = readFileSync(listed, "utf8").split("\n");
+      listedAfter = listed;
+    });
+    const modules = listedAfter?.() ?? [];
     expect(modules).toContain("NativeModule http");
     expect(modules.filter((name) => /undici|http2|\btls\b|zlib/.test(name))).toEqual([]);
   });
