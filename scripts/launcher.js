@@ -48,7 +48,14 @@ export function launch(bin) {
     if (cacheOut) scripts.push([name, script]);
     const module = { exports: {} };
     modules.set(name, module);
-    script.runInThisContext().call(module.exports, module.exports, bundleRequire, module, file, dir);
+    try {
+      script.runInThisContext().call(module.exports, module.exports, bundleRequire, module, file, dir);
+    } catch (error) {
+      // As with `require`: a file whose evaluation threw is evaluated again when next required,
+      // never handed out half-made.
+      modules.delete(name);
+      throw error;
+    }
     return module.exports;
   }
   bundleRequire.resolve = nodeRequire.resolve;

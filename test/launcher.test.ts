@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -65,6 +65,34 @@ describe("the launcher over a damaged install", () => {
     expect(second.status).toBe(1);
     expect(second.stdout).toBe("");
     expect(second.stderr).toContain(`cannot load ${join(truncated.dist, cut)} (10 bytes, the build wrote`);
+  });
+});
+
+describe("a bundle file whose evaluation throws", () => {
+  it("is evaluated again when next needed, never handed out half-made: a damaged detector refuses every command", async () => {
+    const { dist } = copy();
+    const detector = chunks(dist).find((name) => readFileSync(join(dist, name), "latin1").includes("recursive delete of the root filesystem")) as string;
+    writeFileSync(join(dist, detector), `${readFileSync(join(dist, detector), "utf8")}\nthrow new Error("damaged after its tables");\n`);
+    const files = JSON.parse(readFileSync(join(dist, "hermes.files.json"), "utf8")) as Record<string, number>;
+    files[detector] = statSync(join(dist, detector)).size;
+    writeFileSync(join(dist, "hermes.files.json"), JSON.stringify(files));
+    const llm = await startFakeLlm();
+    const home = createTempHome({ baseUrl: llm.baseUrl });
+    const agent = spawnAgent({ env: home.env(), command: [process.execPath, join(dist, "hermes.js"), "acp"] });
+    try {
+      await agent.initialize();
+      const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: home.workspace, mcpServers: [] });
+      for (const id of ["first", "second"]) {
+        llm.push({ tool_calls: [{ id, name: "terminal", arguments: { command: `echo ${id} > ${id}.txt` } }] }, { text: "Done." });
+        await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: id }] });
+        expect(JSON.stringify(llm.requests.at(-1)?.body.messages.at(-1))).toContain("could not be checked for safety");
+        expect(existsSync(join(home.workspace, `${id}.txt`))).toBe(false);
+      }
+    } finally {
+      await agent.close();
+      await llm.close();
+      home.cleanup();
+    }
   });
 });
 

@@ -88,7 +88,11 @@ function installShutdownHandlers(): { signal: AbortSignal; exitCode: () => numbe
     }, EXIT_GRACE_MS).unref();
   };
   for (const signal of SHUTDOWN_SIGNALS) process.on(signal, onSignal);
+  let crashed = false;
   const crash = (error: unknown): void => {
+    // A failure while reporting the first crash (its log write, closing the log) exits at once.
+    if (crashed) process.exit(1);
+    crashed = true;
     log.error("ACP agent crashed", error);
     killAllProcesses();
     void log.close().finally(() => process.exit(1));

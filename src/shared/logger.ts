@@ -15,6 +15,7 @@ const LEVEL_ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, e
 class Logger {
   private level: LogLevel = "info";
   private stderrEnabled = true;
+  private stderrWatched = false;
   private file: WriteStream | undefined;
   private redact: (text: string) => string = (text) => text;
 
@@ -33,7 +34,7 @@ class Logger {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       const stream = createWriteStream(path, { flags: "a", mode: 0o600 });
       stream.on("error", (error) => {
-        process.stderr.write(`hermes: cannot write log file ${path}: ${error.message}\n`);
+        if (this.stderrEnabled) this.writeStderr(`hermes: cannot write log file ${path}: ${error.message}\n`);
         this.file = undefined;
       });
       this.file = stream;
@@ -67,8 +68,27 @@ class Logger {
     if (LEVEL_ORDER[level] < LEVEL_ORDER[this.level]) return;
     const suffix = detail === undefined ? "" : ` ${cut(formatDetail(detail), MAX_DETAIL_CHARS)}`;
     const line = this.redact(`${new Date().toISOString()} [${level.toUpperCase()}] ${cut(message, MAX_MESSAGE_CHARS)}${suffix}`) + "\n";
-    if (this.stderrEnabled) process.stderr.write(line);
+    if (this.stderrEnabled) this.writeStderr(line);
     this.file?.write(line);
+  }
+
+  /**
+   * A failed write to stderr (EPIPE once the reader is gone, as when an editor dies) turns
+   * stderr logging off instead of surfacing as an uncaught exception, whose report would fail
+   * the same way, again and again; the log file keeps the record.
+   */
+  private writeStderr(line: string): void {
+    if (!this.stderrWatched) {
+      this.stderrWatched = true;
+      process.stderr.on("error", () => {
+        this.stderrEnabled = false;
+      });
+    }
+    try {
+      process.stderr.write(line);
+    } catch {
+      this.stderrEnabled = false;
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { once } from "node:events";
 import { join } from "node:path";
@@ -180,6 +181,30 @@ describe("shutdown", () => {
     await suite.agent.initialize();
     expect(await suite.agent.close()).toBe(0);
     suite.agent = undefined;
+  });
+});
+
+describe("an editor that is gone", () => {
+  it("exits once its stdin ends when its ends of stdout and stderr were closed (EPIPE), and keeps the record in the log file", async () => {
+    const child = spawn(process.execPath, [BUILT_BINARY, "acp"], { env: suite.home.env(), stdio: ["pipe", "pipe", "pipe"] });
+    try {
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } })}\n`);
+      await once(child.stdout, "data");
+      child.stdout.destroy();
+      child.stderr.destroy();
+      const exit = once(child, "exit");
+      // Answers and log lines now go to closed pipes.
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: suite.home.workspace, mcpServers: [] } })}\n`);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 3, method: "session/list", params: {} })}\n`);
+      await pause();
+      child.stdin.end();
+      const [code] = (await exit) as [number | null];
+      expect(code).not.toBeNull();
+      const logged = readFileSync(join(suite.home.home, "logs", "agent.log"), "utf8");
+      expect(logged).toContain("ACP server ready");
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }
   });
 });
 

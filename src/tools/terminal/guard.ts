@@ -21,7 +21,11 @@ export type DangerDetector = (command: string, options?: DetectOptions) => Retur
  */
 export function loadDetector(): Promise<LoadedDetector> {
   detectorModules ??= Promise.all([import("../approval/dangerous-commands.js"), import("../approval/session-writes.js")]).then(
-    ([detector, writes]) => ({ detect: detector.detectDangerousCommand, filesWrittenBy: writes.filesWrittenBy }),
+    ([detector, writes]) => {
+      const loaded = { detect: detector.detectDangerousCommand, filesWrittenBy: writes.filesWrittenBy };
+      if (typeof loaded.detect !== "function" || typeof loaded.filesWrittenBy !== "function") throw new Error("the dangerous-command detector did not load whole");
+      return loaded;
+    },
     (error: unknown) => {
       detectorModules = undefined;
       throw error;
