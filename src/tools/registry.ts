@@ -44,27 +44,27 @@ export class ToolRegistry {
   }
 }
 
-/** Derived schemas per tool object: tools are immutable, and the loop asks on every model call. */
-const derivedSchemas = new WeakMap<AnyTool, Record<string, unknown>>();
+/** Derived schemas per zod `params` object (schemas are immutable; the loop asks on every model call). */
+const derivedSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
 
 function parametersOf(tool: AnyTool): Record<string, unknown> {
   if (tool.jsonSchema) return tool.jsonSchema;
-  let schema = derivedSchemas.get(tool);
+  let schema = derivedSchemas.get(tool.params);
   if (!schema) {
     schema = deriveParameters(tool.params);
-    derivedSchemas.set(tool, schema);
+    derivedSchemas.set(tool.params, schema);
   }
   return schema;
 }
 
 /**
- * Gives `tool` its parameters' schema without deriving it (deriving all of hermes-acp's takes
- * milliseconds of a first session). Contract: `schema` is what `deriveParameters(tool.params)`
- * answers, key order included; toolsets.ts passes the built-in tools' from
- * `tool-parameters.gen.ts`, which a test keeps equal to it.
+ * Gives `tool`'s params their JSON schema without deriving it (deriving all of hermes-acp's takes
+ * milliseconds of a first session); a tool given other params later derives theirs. Contract:
+ * `schema` is what `deriveParameters(tool.params)` answers, key order included; toolsets.ts
+ * passes the built-in tools' from `tool-parameters.gen.ts`, which a test keeps equal to it.
  */
 export function primeParameters(tool: AnyTool, schema: Record<string, unknown>): void {
-  if (!tool.jsonSchema) derivedSchemas.set(tool, schema);
+  derivedSchemas.set(tool.params, schema);
 }
 
 /** The JSON schema the model is sent for zod `params`. */

@@ -19,5 +19,8 @@ describe("the built-in tools' parameter schemas generated at build time", () => 
     const lookalike = { ...readFile, params: z.object({ file: z.string() }) };
     const [own] = new ToolRegistry([lookalike]).schemas();
     expect(own?.parameters).toEqual({ type: "object", properties: { file: { type: "string" } }, required: ["file"] });
+    // A copy with the same params shares their schema.
+    const [copied] = new ToolRegistry([{ ...readFile, description: "another description" }]).schemas();
+    expect(copied?.parameters).toBe(TOOL_PARAMETERS.read_file);
   });
 });
