@@ -68,7 +68,8 @@ export class Runtime {
   }
 
   /**
-   * Loads the SQLite driver (the native module) ahead of the first store call; opens no
+   * Loads the SQLite driver's JavaScript ahead of the first store call (better-sqlite3 loads its
+   * native addon with the first database, so this adds no resident memory to speak of); opens no
    * database (state.db still opens when a session first needs it). Throws if the driver is missing.
    */
   warmStore(): void {
