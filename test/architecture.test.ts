@@ -122,6 +122,16 @@ describe("architecture", () => {
     expect(cycles).toEqual([]);
   });
 
+  it("builds the tools' module-level zod schemas on first use (z.lazy), not when a session's tools load", () => {
+    // Each zod object keeps ~1-3 KB of heap; built eagerly, hermes-acp's tools held ~2 MB of them from the first session on.
+    const eager = /^(?:export )?const (\w+)(?::[^=]+)? = z\b(?!\.lazy\()/gm;
+    const offenders = files
+      .filter((file) => relative(SRC, file.path).startsWith("tools/") && !file.path.endsWith(".test.ts"))
+      .flatMap((file) => [...file.text.matchAll(eager)].map((match) => `${relative(SRC, file.path)}: ${match[1]}`))
+      .filter((offender) => offender !== "tools/vision/details.ts: size");
+    expect(offenders).toEqual([]);
+  });
+
   it("has no default exports", () => {
     const offenders = files.filter((file) => /\bexport\s+default\b/.test(file.text)).map((file) => relative(SRC, file.path));
     expect(offenders).toEqual([]);

@@ -377,9 +377,9 @@ export const TOOL_PARAMETERS: Readonly<Record<string, Record<string, unknown>>> 
     "type": "object",
     "properties": {
       "ref": {
+        "description": "Element ref, e.g. '@e5'",
         "type": "string",
-        "minLength": 1,
-        "description": "Element ref, e.g. '@e5'"
+        "minLength": 1
       }
     },
     "required": [
@@ -390,9 +390,9 @@ export const TOOL_PARAMETERS: Readonly<Record<string, Record<string, unknown>>> 
     "type": "object",
     "properties": {
       "ref": {
+        "description": "Element ref, e.g. '@e3'",
         "type": "string",
-        "minLength": 1,
-        "description": "Element ref, e.g. '@e3'"
+        "minLength": 1
       },
       "text": {
         "type": "string"

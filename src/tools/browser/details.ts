@@ -34,34 +34,34 @@ const snapshotFacts = {
   storedPath: z.string().optional(),
 };
 
-export const browserNavigateDetailsSchema = z.object(snapshotFacts);
+export const browserNavigateDetailsSchema = z.lazy(() => z.object(snapshotFacts));
 export type BrowserNavigateDetails = z.infer<typeof browserNavigateDetailsSchema>;
 
-export const browserSnapshotDetailsSchema = z.object({ ...snapshotFacts, full: z.boolean().optional() });
+export const browserSnapshotDetailsSchema = z.lazy(() => z.object({ ...snapshotFacts, full: z.boolean().optional() }));
 export type BrowserSnapshotDetails = z.infer<typeof browserSnapshotDetailsSchema>;
 
 /** `ref` as `@eN` (or as the model wrote it, when it was not a ref). */
-export const browserClickDetailsSchema = z.object({ ...common, ref: z.string().optional() });
+export const browserClickDetailsSchema = z.lazy(() => z.object({ ...common, ref: z.string().optional() }));
 export type BrowserClickDetails = z.infer<typeof browserClickDetailsSchema>;
 
 /** Only how much was typed (`chars`): the text itself may be a password. */
-export const browserTypeDetailsSchema = z.object({ ...common, ref: z.string().optional(), chars: z.number().optional() });
+export const browserTypeDetailsSchema = z.lazy(() => z.object({ ...common, ref: z.string().optional(), chars: z.number().optional() }));
 export type BrowserTypeDetails = z.infer<typeof browserTypeDetailsSchema>;
 
-export const browserScrollDetailsSchema = z.object({ ...common, direction: z.enum(["up", "down"]).optional() });
+export const browserScrollDetailsSchema = z.lazy(() => z.object({ ...common, direction: z.enum(["up", "down"]).optional() }));
 export type BrowserScrollDetails = z.infer<typeof browserScrollDetailsSchema>;
 
-export const browserBackDetailsSchema = z.object(common);
+export const browserBackDetailsSchema = z.lazy(() => z.object(common));
 export type BrowserBackDetails = z.infer<typeof browserBackDetailsSchema>;
 
-export const browserPressDetailsSchema = z.object({ ...common, key: z.string().optional() });
+export const browserPressDetailsSchema = z.lazy(() => z.object({ ...common, key: z.string().optional() }));
 export type BrowserPressDetails = z.infer<typeof browserPressDetailsSchema>;
 
-export const browserImageSchema = z.object({ src: z.string(), alt: z.string(), width: z.number(), height: z.number() });
+export const browserImageSchema = z.lazy(() => z.object({ src: z.string(), alt: z.string(), width: z.number(), height: z.number() }));
 export type BrowserImage = z.infer<typeof browserImageSchema>;
 
 /** `count` = images on the page; `images` = the first ones of them. */
-export const browserGetImagesDetailsSchema = z.object({ ...common, count: z.number().optional(), images: z.array(browserImageSchema).optional() });
+export const browserGetImagesDetailsSchema = z.lazy(() => z.object({ ...common, count: z.number().optional(), images: z.array(browserImageSchema).optional() }));
 export type BrowserGetImagesDetails = z.infer<typeof browserGetImagesDetailsSchema>;
 
 /**
@@ -69,23 +69,23 @@ export type BrowserGetImagesDetails = z.infer<typeof browserGetImagesDetailsSche
  * be made. `error` set when the screenshot or the vision model failed; the screenshot may exist
  * all the same.
  */
-export const browserVisionDetailsSchema = z.object({
+export const browserVisionDetailsSchema = z.lazy(() => z.object({
   ...common,
   question: z.string().optional(),
   analysis: z.string().optional(),
   model: z.string().optional(),
   screenshotPath: z.string().optional(),
   image: z.object({ data: z.string(), mimeType: z.string() }).optional(),
-});
+}));
 export type BrowserVisionDetails = z.infer<typeof browserVisionDetailsSchema>;
 
-export const consoleEntrySchema = z.object({ type: z.string(), text: z.string() });
+export const consoleEntrySchema = z.lazy(() => z.object({ type: z.string(), text: z.string() }));
 
 /**
  * A console read (`messages`, `errors`, `blocked`, the totals, whether the buffers were cleared),
  * or an evaluation (`expression`, the start of `result`, `resultType`).
  */
-export const browserConsoleDetailsSchema = z.object({
+export const browserConsoleDetailsSchema = z.lazy(() => z.object({
   ...common,
   messages: z.array(consoleEntrySchema).optional(),
   errors: z.array(z.string()).optional(),
@@ -96,5 +96,5 @@ export const browserConsoleDetailsSchema = z.object({
   expression: z.string().optional(),
   result: z.string().optional(),
   resultType: z.string().optional(),
-});
+}));
 export type BrowserConsoleDetails = z.infer<typeof browserConsoleDetailsSchema>;

@@ -19,18 +19,18 @@ const MAX_IMAGES = 200;
 /** Longest evaluation result the model gets. */
 const MAX_EVAL_CHARS = 50_000;
 
-const snapshotParams = z.object({
+const snapshotParams = z.lazy(() => z.object({
   full: z.boolean().optional().describe("Whole page text and link URLs instead of the compact view"),
-});
+}));
 export type BrowserSnapshotArgs = z.infer<typeof snapshotParams>;
 
-const imagesParams = z.object({});
+const imagesParams = z.lazy(() => z.object({}));
 export type BrowserGetImagesArgs = z.infer<typeof imagesParams>;
 
-const consoleParams = z.object({
+const consoleParams = z.lazy(() => z.object({
   clear: z.boolean().optional().describe("Empty the buffers after reading"),
   expression: z.string().optional().describe("JavaScript to evaluate in the page, e.g. 'document.title'"),
-});
+}));
 export type BrowserConsoleArgs = z.infer<typeof consoleParams>;
 
 /** `browser_snapshot`: the page's accessibility tree with fresh refs (see snapshot.ts). */

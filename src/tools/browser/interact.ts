@@ -9,21 +9,21 @@ import { refsAreCurrent } from "./snapshot.js";
 /** Hermes scrolls ~500 px, about half a viewport. */
 const SCROLL_PIXELS = 500;
 
-const refParam = z.string().trim().min(1);
+const refParam = z.lazy(() => z.string().trim().min(1));
 
-const clickParams = z.object({ ref: refParam.describe("Element ref, e.g. '@e5'") });
+const clickParams = z.lazy(() => z.object({ ref: refParam.describe("Element ref, e.g. '@e5'") }));
 export type BrowserClickArgs = z.infer<typeof clickParams>;
 
-const typeParams = z.object({
+const typeParams = z.lazy(() => z.object({
   ref: refParam.describe("Element ref, e.g. '@e3'"),
   text: z.string(),
-});
+}));
 export type BrowserTypeArgs = z.infer<typeof typeParams>;
 
-const scrollParams = z.object({ direction: z.enum(["up", "down"]) });
+const scrollParams = z.lazy(() => z.object({ direction: z.enum(["up", "down"]) }));
 export type BrowserScrollArgs = z.infer<typeof scrollParams>;
 
-const pressParams = z.object({ key: z.string().trim().min(1) });
+const pressParams = z.lazy(() => z.object({ key: z.string().trim().min(1) }));
 export type BrowserPressArgs = z.infer<typeof pressParams>;
 
 /** The element holding ref `id`, or undefined when the page has none (any more) or is not the document the refs were given for. */

@@ -12,12 +12,12 @@ import { takeSnapshot } from "./snapshot.js";
 /** Hermes' title patterns that suggest the site blocked an automated browser. */
 const BOT_PATTERNS = ["access denied", "access to this page has been denied", "blocked", "bot detected", "verification required", "please verify", "are you a robot", "captcha", "cloudflare", "ddos protection", "checking your browser", "just a moment", "attention required"];
 
-const navigateParams = z.object({
+const navigateParams = z.lazy(() => z.object({
   url: z.string().trim().min(1).describe("e.g. 'https://example.com' or 'localhost:3000'"),
-});
+}));
 export type BrowserNavigateArgs = z.infer<typeof navigateParams>;
 
-const backParams = z.object({});
+const backParams = z.lazy(() => z.object({}));
 export type BrowserBackArgs = z.infer<typeof backParams>;
 
 /**

@@ -21,10 +21,10 @@ const SCREENSHOT_MAX_AGE_MS = 24 * 3600_000;
 
 let lastPrune = 0;
 
-const visionParams = z.object({
+const visionParams = z.lazy(() => z.object({
   question: z.string().trim().min(1).describe("What to find out from the screenshot"),
   annotate: z.boolean().optional().describe("Label interactive elements [N] (= ref @eN)"),
-});
+}));
 export type BrowserVisionArgs = z.infer<typeof visionParams>;
 
 interface Capture {

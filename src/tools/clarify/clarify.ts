@@ -15,8 +15,8 @@ export const MAX_ANSWER_CHARS = 10_000;
 export const TIMEOUT_RESPONSE = "The user did not provide a response within the time limit. Use your best judgement to make the choice and proceed.";
 const DECLINED_RESPONSE = "The user dismissed the question without answering. Use your best judgement to make the choice and proceed.";
 
-const choice = z.union([z.string(), z.record(z.string(), z.unknown())]);
-const clarifyParams = z.object({
+const choice = z.lazy(() => z.union([z.string(), z.record(z.string(), z.unknown())]));
+const clarifyParams = z.lazy(() => z.object({
   question: z.string().optional().describe("The question to ask the user"),
   choices: z.array(choice).optional().describe(`Up to ${MAX_CHOICES} answers, best first (the first is shown as recommended); omit for an open question.`),
   multi_select: z.boolean().optional().describe("Let the user pick several choices (the answer is a list)"),
@@ -24,7 +24,7 @@ const clarifyParams = z.object({
     .array(z.union([z.string(), z.object({ id: z.string().optional(), question: z.string(), choices: z.array(choice).optional(), multi_select: z.boolean().optional() })]))
     .optional()
     .describe(`Up to ${MAX_QUESTIONS} independent questions asked together; replaces question/choices/multi_select`),
-});
+}));
 export type ClarifyArgs = z.infer<typeof clarifyParams>;
 
 interface Normalized extends ClarifyQuestion {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** One child as the editor shows it (a summary is the child's self-report). */
-export const delegateResultRowSchema = z.object({
+export const delegateResultRowSchema = z.lazy(() => z.object({
   taskIndex: z.number(),
   goal: z.string(),
   status: z.enum(["completed", "failed", "interrupted", "error"]),
@@ -16,15 +16,15 @@ export const delegateResultRowSchema = z.object({
   /** Tool names in call order. */
   tools: z.array(z.string()),
   sessionId: z.string().optional(),
-});
+}));
 export type DelegateResultRow = z.infer<typeof delegateResultRowSchema>;
 
 /** The children of a foreground call, in task order. */
-export const delegateRunDetailsSchema = z.object({
+export const delegateRunDetailsSchema = z.lazy(() => z.object({
   mode: z.literal("run"),
   results: z.array(delegateResultRowSchema),
   totalDurationSeconds: z.number(),
-});
+}));
 
 const backgroundFields = {
   delegationId: z.string(),
@@ -34,16 +34,16 @@ const backgroundFields = {
 };
 
 /** A background dispatch. */
-export const delegateDispatchedDetailsSchema = z.object({ mode: z.literal("dispatched"), ...backgroundFields });
+export const delegateDispatchedDetailsSchema = z.lazy(() => z.object({ mode: z.literal("dispatched"), ...backgroundFields }));
 
 /** A status query of a background delegation. */
-export const delegateStatusDetailsSchema = z.object({ mode: z.literal("status"), ...backgroundFields });
+export const delegateStatusDetailsSchema = z.lazy(() => z.object({ mode: z.literal("status"), ...backgroundFields }));
 
 /** A refused call: what the model was told. */
-export const delegateErrorSchema = z.object({ error: z.string() });
+export const delegateErrorSchema = z.lazy(() => z.object({ error: z.string() }));
 
 /** Every `delegate_task` result's details (the union `ToolDetailsMap` names). */
-export const delegateDetailsSchema = z.union([delegateRunDetailsSchema, delegateDispatchedDetailsSchema, delegateStatusDetailsSchema, delegateErrorSchema]);
+export const delegateDetailsSchema = z.lazy(() => z.union([delegateRunDetailsSchema, delegateDispatchedDetailsSchema, delegateStatusDetailsSchema, delegateErrorSchema]));
 export type DelegateDetails = z.infer<typeof delegateDetailsSchema>;
 
 /**

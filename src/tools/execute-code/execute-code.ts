@@ -22,11 +22,11 @@ import { scriptSummary } from "./summary.js";
 
 export type { ExecuteCodeDetails, ExecuteCodeProgress } from "./details.js";
 
-const executeCodeParams = z.object({
+const executeCodeParams = z.lazy(() => z.object({
   code: z
     .string()
     .describe("Python 3 code; import tools from hermes_tools and print the result to stdout."),
-});
+}));
 
 export type ExecuteCodeArgs = z.infer<typeof executeCodeParams>;
 

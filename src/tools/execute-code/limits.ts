@@ -16,10 +16,10 @@ export interface ScriptLimits {
 }
 
 /** Hermes' `code_execution:` keys; a bad value falls back to its default (the section is not in the shared schema). */
-const sectionSchema = z.object({
+const sectionSchema = z.lazy(() => z.object({
   timeout: z.number().positive().catch(DEFAULT_TIMEOUT_SECONDS).default(DEFAULT_TIMEOUT_SECONDS),
   max_tool_calls: z.number().int().min(1).catch(DEFAULT_MAX_TOOL_CALLS).default(DEFAULT_MAX_TOOL_CALLS),
-});
+}));
 
 /** The limits from config.yaml (`code_execution.timeout`, `code_execution.max_tool_calls`, `terminal.output_cap`). Never throws. */
 export function scriptLimits(config: HermesConfig): ScriptLimits {

@@ -79,7 +79,7 @@ function parametersSchema(inputSchema: Record<string, unknown> | undefined): Rec
 }
 
 /** Any JSON object; the server validates its own arguments. */
-const looseParams = z.record(z.string(), z.unknown());
+const looseParams = z.lazy(() => z.record(z.string(), z.unknown()));
 
 /**
  * One MCP tool as a session tool: kind `other`, named `mcp__<server>__<tool>`, the server's JSON

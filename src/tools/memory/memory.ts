@@ -4,19 +4,19 @@ import { defineTool, type ToolContext, type ToolDescription, type ToolResult } f
 import { MemoryFiles, type MemoryOperation, type MemoryResult, type MemoryTarget } from "./memory-store.js";
 
 /** One change of `operations`: the fields of a single change (described there). */
-const operation = z.object({
+const operation = z.lazy(() => z.object({
   action: z.enum(["add", "replace", "remove"]),
   content: z.string().optional(),
   old_text: z.string().optional(),
-});
+}));
 
-const memoryParams = z.object({
+const memoryParams = z.lazy(() => z.object({
   action: z.enum(["add", "replace", "remove"]).optional().describe("A single change; omit when using 'operations'."),
   target: z.enum(["memory", "user"]).default("memory").describe("'memory' for your notes, 'user' for the user profile."),
   content: z.string().optional().describe("add / replace: the entry."),
   old_text: z.string().optional().describe("replace / remove: a short unique substring of the entry to change."),
   operations: z.array(operation).optional().describe("Several changes {action, content?, old_text?} applied together against the final limit."),
-});
+}));
 
 export type MemoryArgs = z.infer<typeof memoryParams>;
 

@@ -9,14 +9,14 @@ import { executeReplace } from "./replace-mode.js";
 
 export type { PatchDetails, PatchErrorDetails, PatchMode, PatchResultDetails } from "./details.js";
 
-const patchParams = z.object({
+const patchParams = z.lazy(() => z.object({
   mode: z.enum(["replace", "patch"]).optional().describe('"replace" (default): replace old_string in path. "patch": apply a V4A patch to one or more files.'),
   path: z.string().min(1).optional().describe("replace: the file to edit (absolute, relative to the working directory, or ~/…)"),
   old_string: z.string().optional().describe("replace: the text to find, copied from the file with enough context to be unique"),
   new_string: z.string().optional().describe('replace: the replacement text ("" deletes old_string)'),
   replace_all: z.boolean().optional().describe("replace: replace every match instead of requiring exactly one (default false)"),
   patch: z.string().optional().describe("patch: the V4A text, '*** Begin Patch' to '*** End Patch'"),
-});
+}));
 
 export type PatchArgs = z.infer<typeof patchParams>;
 

@@ -12,7 +12,7 @@ export const LOG_DEFAULT_LIMIT = 200;
 /** Seconds `wait` waits when no timeout is given. */
 export const WAIT_DEFAULT_SECONDS = 30;
 
-const processParams = z.object({
+const processParams = z.lazy(() => z.object({
   action: z.enum(PROCESS_ACTIONS).describe(
     "list: all background processes; poll: status and new output since the last poll; log: output lines (offset/limit); " +
       "wait: block until it exits or timeout; kill: stop it and its children; write: raw data to stdin; " +
@@ -23,7 +23,7 @@ const processParams = z.object({
   timeout: z.coerce.number().positive().optional().describe(`Seconds for wait (default ${WAIT_DEFAULT_SECONDS}, max 600)`),
   offset: z.coerce.number().int().min(0).optional().describe("log: first line, 0-based (default: the last lines)"),
   limit: z.coerce.number().int().min(1).optional().describe(`log: lines (default ${LOG_DEFAULT_LIMIT})`),
-});
+}));
 
 export type ProcessArgs = z.infer<typeof processParams>;
 

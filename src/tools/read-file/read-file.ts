@@ -34,7 +34,7 @@ export const UNCHANGED_MESSAGE =
 
 export type { ReadFileDetails, ReadFileErrorDetails, ReadFileResultDetails, ReadFileUnchangedDetails } from "./details.js";
 
-const readFileParams = z.object({
+const readFileParams = z.lazy(() => z.object({
   path: z
     .string()
     .min(1)
@@ -51,7 +51,7 @@ const readFileParams = z.object({
     .min(1)
     .optional()
     .describe(`Lines to read (default ${READ_FILE_DEFAULT_LIMIT}, max ${READ_FILE_MAX_LIMIT})`),
-});
+}));
 
 export type ReadFileArgs = z.infer<typeof readFileParams>;
 

@@ -1,15 +1,15 @@
 import { z } from "zod";
 
-export const searchMatchSchema = z.object({
+export const searchMatchSchema = z.lazy(() => z.object({
   /** Relative to the search root, `/`-separated. */
   path: z.string(),
   line: z.number(),
   text: z.string(),
-});
+}));
 export type SearchMatch = z.infer<typeof searchMatchSchema>;
 
 /** `details` of a `search_files` result, for the editor. Paths are relative to `path`. Failures carry none. */
-export const searchFilesDetailsSchema = z.object({
+export const searchFilesDetailsSchema = z.lazy(() => z.object({
   /** `output_mode` for content search; `files_only` for file search (it lists files). */
   mode: z.enum(["content", "files_only", "count"]),
   target: z.enum(["content", "files"]),
@@ -29,5 +29,5 @@ export const searchFilesDetailsSchema = z.object({
   files: z.array(z.string()).optional(),
   /** Count mode: this page's files with their number of matching lines. */
   counts: z.array(z.object({ path: z.string(), count: z.number() })).optional(),
-});
+}));
 export type SearchFilesDetails = z.infer<typeof searchFilesDetailsSchema>;

@@ -21,7 +21,7 @@ export interface SearchEngineOptions {
   ripgrepPath?: string;
 }
 
-const searchFilesParams = z.object({
+const searchFilesParams = z.lazy(() => z.object({
   pattern: z.string().min(1).describe("Regex to find in file contents, or a glob of file names (target 'files')"),
   target: z.enum(["content", "files"]).optional().describe("'content' (default): search inside files; 'files': find files by name"),
   path: z.string().optional().describe("Directory or file to search (default: the working directory)"),
@@ -33,7 +33,7 @@ const searchFilesParams = z.object({
     .optional()
     .describe("Content search: 'content' (default) matching lines, 'files_only' paths, 'count' matches per file"),
   context: z.coerce.number().int().min(0).optional().describe("Content search: lines of context around each match (default 0)"),
-});
+}));
 
 export type SearchFilesArgs = z.infer<typeof searchFilesParams>;
 

@@ -31,7 +31,7 @@ export const MAX_QUERY_CHARS = 2048;
 
 const SEARCHABLE_ROLES = ["user", "assistant", "tool"] as const;
 
-const sessionSearchParams = z.object({
+const sessionSearchParams = z.lazy(() => z.object({
   query: z.string().optional().describe("Discovery: words, \"phrases\" or FTS5 expressions to find. Omit to browse."),
   limit: z.coerce
     .number()
@@ -45,7 +45,7 @@ const sessionSearchParams = z.object({
   session_id: z.string().optional().describe("A session id from a result: alone, read it; with around_message_id, scroll in it"),
   around_message_id: z.coerce.number().optional().describe("Scroll: message id to centre on (match_message_id, or a window's first/last id to go back/forward)"),
   window: z.coerce.number().optional().describe(`Scroll: messages each side, 1–${MAX_WINDOW} (default ${DEFAULT_WINDOW})`),
-});
+}));
 
 export type SessionSearchArgs = z.infer<typeof sessionSearchParams>;
 

@@ -14,7 +14,7 @@ import {
 } from "./skill-manage-actions.js";
 import { skillLibraryFor, type SkillLibrary } from "./skill-library.js";
 
-const skillManageParams = z.object({
+const skillManageParams = z.lazy(() => z.object({
   action: skillManageActionSchema,
   name: z.string().describe("Skill name (lowercase, hyphens/underscores, max 64 chars); an existing skill for every action but create."),
   content: z.string().optional().describe("create / edit: the full SKILL.md (YAML frontmatter + markdown body); for edit, read it with skill_view first."),
@@ -28,7 +28,7 @@ const skillManageParams = z.object({
     .describe("A supporting file in the skill: required for write_file / remove_file (under references/, templates/, scripts/ or assets/); patch defaults to SKILL.md."),
   file_content: z.string().optional().describe("write_file: the file's content."),
   absorbed_into: z.string().optional().describe('delete: the existing skill this one was merged into, or "" when pruned with no replacement.'),
-});
+}));
 
 export type SkillManageArgs = z.infer<typeof skillManageParams>;
 

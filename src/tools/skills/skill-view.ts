@@ -11,10 +11,10 @@ import { skillLibraryFor, type SkillLibrary } from "./skill-library.js";
 import { lookupNameError, resolveInside } from "./skill-paths.js";
 import { skillThreat } from "./skill-scan.js";
 
-const skillViewParams = z.object({
+const skillViewParams = z.lazy(() => z.object({
   name: z.string().min(1).describe("The skill name (see skills_list), or its path in the skills folder ('category/skill-name')."),
   file_path: z.string().optional().describe("A linked file of the skill, e.g. 'references/api.md' or 'scripts/validate.py'; omit for SKILL.md."),
-});
+}));
 
 export type SkillViewArgs = z.infer<typeof skillViewParams>;
 

@@ -4,9 +4,9 @@ import type { SkillsListDetails } from "./details.js";
 import { skillLibraryFor, type SkillEntry } from "./skill-library.js";
 import { skillThreat } from "./skill-scan.js";
 
-const skillsListParams = z.object({
+const skillsListParams = z.lazy(() => z.object({
   category: z.string().optional().describe("Optional category filter to narrow results"),
-});
+}));
 
 export type SkillsListArgs = z.infer<typeof skillsListParams>;
 

@@ -4,7 +4,7 @@ import { z } from "zod";
  * What the editor gets for every terminal call (also stored with the result, and decoded with this
  * schema when a transcript is replayed).
  */
-export const terminalDetailsSchema = z.object({
+export const terminalDetailsSchema = z.lazy(() => z.object({
   command: z.string(),
   /** Directory the command ran in (absolute). */
   cwd: z.string(),
@@ -29,7 +29,7 @@ export const terminalDetailsSchema = z.object({
    * the sandbox), `unavailable` (no sandbox on this machine), `off` (sandbox.mode: off).
    */
   sandbox: z.enum(["workspace-write", "read-only", "escalated", "unavailable", "off"]).optional(),
-});
+}));
 
 export type TerminalDetails = z.infer<typeof terminalDetailsSchema>;
 

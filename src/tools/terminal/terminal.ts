@@ -22,7 +22,7 @@ export const MAX_COMMAND_CHARS = 100_000;
 
 export type { TerminalDetails, TerminalProgress } from "./details.js";
 
-const terminalParams = z.object({
+const terminalParams = z.lazy(() => z.object({
   command: z.string().min(1).describe("The command to run"),
   timeout: z.coerce.number().positive().optional().describe("Seconds before it is killed (default 180, max 600; longer: use background)"),
   background: z.boolean().optional().describe("Run in the background, returning a process id at once (then the process tool)"),
@@ -32,7 +32,7 @@ const terminalParams = z.object({
     .optional()
     .describe('"off": run this command outside the sandbox once the user allows it, only when a sandboxed run failed because of the sandbox; give a reason'),
   reason: z.string().optional().describe('With sandbox "off": why it must run outside (shown to the user)'),
-});
+}));
 
 export type TerminalArgs = z.infer<typeof terminalParams>;
 

@@ -13,13 +13,13 @@ export function todoStoreOf(state: ToolSessionState): TodoStore {
   return state.get(TODO_STATE, () => new TodoStore());
 }
 
-const todoItemParams = z.object({
+const todoItemParams = z.lazy(() => z.object({
   id: z.union([z.string().trim().min(1), z.number()]).describe("Unique id, e.g. '1' or 'tests'"),
   content: z.string().optional().describe("The task; may be omitted when merging a status change"),
   status: z.enum(TODO_STATUSES).optional().describe("Default pending for new items"),
-});
+}));
 
-const todoParams = z.object({
+const todoParams = z.lazy(() => z.object({
   todos: z
     .array(todoItemParams)
     .optional()
@@ -28,7 +28,7 @@ const todoParams = z.object({
     .boolean()
     .optional()
     .describe("true: update items by id and append new ones; false (default): replace the list."),
-});
+}));
 
 export type TodoArgs = z.infer<typeof todoParams>;
 

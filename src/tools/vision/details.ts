@@ -1,9 +1,10 @@
 import { z } from "zod";
 
+/** Not lazy: the schemas below extend it, and are themselves built on first use. */
 const size = z.object({ width: z.number(), height: z.number() });
 
 /** `details` of a `vision_analyze` call that got an answer. */
-export const visionAnswerDetailsSchema = z.object({
+export const visionAnswerDetailsSchema = z.lazy(() => z.object({
   /** The file name, `host/path` or `data:image/… image` the call named. */
   source: z.string(),
   kind: z.enum(["url", "data", "file"]),
@@ -20,13 +21,13 @@ export const visionAnswerDetailsSchema = z.object({
   crop: z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }).optional(),
   /** The start of the answer (at most ANSWER_PREVIEW_CHARS). */
   answer: z.string(),
-});
+}));
 export type VisionAnswerDetails = z.infer<typeof visionAnswerDetailsSchema>;
 
 /** `details` of a failed `vision_analyze`: what the model was told, and the file when there was one. */
-export const visionErrorDetailsSchema = z.object({ error: z.string(), source: z.string().optional(), path: z.string().optional() });
+export const visionErrorDetailsSchema = z.lazy(() => z.object({ error: z.string(), source: z.string().optional(), path: z.string().optional() }));
 
-export const visionDetailsSchema = z.union([visionAnswerDetailsSchema, visionErrorDetailsSchema]);
+export const visionDetailsSchema = z.lazy(() => z.union([visionAnswerDetailsSchema, visionErrorDetailsSchema]));
 export type VisionResultDetails = z.infer<typeof visionDetailsSchema>;
 
 /** Longest start of the answer kept in `details` (the editor shows it whole up to its display cap). */

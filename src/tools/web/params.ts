@@ -11,17 +11,17 @@ export const WEB_SEARCH_LIMIT = 5;
 /** URLs per `web_extract` call (Hermes' limit; more are dropped with a note). */
 export const MAX_EXTRACT_URLS = 5;
 
-export const webSearchParams = z.object({
+export const webSearchParams = z.lazy(() => z.object({
   query: z.string().describe("The search query"),
-});
+}));
 export type WebSearchArgs = z.infer<typeof webSearchParams>;
 
 /** `urls` is a list; a single URL string is taken as a list of one (models send either). */
-export const webExtractParams = z.object({
+export const webExtractParams = z.lazy(() => z.object({
   urls: z
     .preprocess((value) => (typeof value === "string" ? [value] : value), z.array(z.string()))
     .describe(`http(s) URLs to read (at most ${MAX_EXTRACT_URLS})`),
-});
+}));
 export type WebExtractArgs = z.infer<typeof webExtractParams>;
 
 /** `web search: <query>` on one line. */

@@ -45,7 +45,7 @@ export type VetResult =
 /** Hostnames of cloud metadata services, refused before any lookup. */
 const METADATA_HOSTNAMES = new Set(["metadata.google.internal", "metadata.goog", "instance-data", "instance-data.ec2.internal"]);
 
-const hermesSecurity = z
+const hermesSecurity = z.lazy(() => z
   .object({
     allow_private_urls: z.unknown().optional(),
     website_blocklist: z
@@ -54,7 +54,7 @@ const hermesSecurity = z
       .nullish(),
   })
   .partial()
-  .nullish();
+  .nullish());
 
 /**
  * The policy config.yaml sets: `web.allow_private_urls` / `web.blocked_domains`, plus Hermes' own

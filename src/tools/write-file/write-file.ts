@@ -12,13 +12,13 @@ import { displayFormatRefusal } from "./display-format.js";
 
 export type { WriteFileDetails, WriteFileErrorDetails, WriteFileResultDetails } from "./details.js";
 
-const writeFileParams = z.object({
+const writeFileParams = z.lazy(() => z.object({
   path: z
     .string()
     .min(1)
     .describe("The file: absolute, relative to the working directory, or ~/…"),
   content: z.string().describe("The complete new content"),
-});
+}));
 
 export type WriteFileArgs = z.infer<typeof writeFileParams>;
 
