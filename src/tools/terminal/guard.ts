@@ -20,17 +20,17 @@ export type DangerDetector = (command: string, options?: DetectOptions) => Retur
  * damaged; callers treat that as a detector failure (refuse).
  */
 export function loadDetector(): Promise<LoadedDetector> {
-  detectorModules ??= Promise.all([import("../approval/dangerous-commands.js"), import("../approval/session-writes.js")]).then(
-    ([detector, writes]) => {
+  detectorModules ??= Promise.all([import("../approval/dangerous-commands.js"), import("../approval/session-writes.js")])
+    .then(([detector, writes]) => {
       const loaded = { detect: detector.detectDangerousCommand, filesWrittenBy: writes.filesWrittenBy };
       if (typeof loaded.detect !== "function" || typeof loaded.filesWrittenBy !== "function") throw new Error("the dangerous-command detector did not load whole");
       return loaded;
-    },
-    (error: unknown) => {
+    })
+    .catch((error: unknown) => {
+      // Not kept: the next command tries again (and is refused too while the load fails).
       detectorModules = undefined;
       throw error;
-    },
-  );
+    });
   return detectorModules;
 }
 
