@@ -95,20 +95,22 @@ function underBundleFlags(body) {
  * otherwise exits 1 with one line naming the file, before the agent answers anything.
  */
 function checkInstall(dir) {
+  const listing = inDir(dir, "hermes.files.json");
   let files;
   try {
-    files = JSON.parse(readFileSync(inDir(dir, "hermes.files.json"), "utf8"));
+    files = JSON.parse(readFileSync(listing, "utf8"));
   } catch (error) {
-    fail(damaged(inDir(dir, "hermes.files.json"), error instanceof Error ? error.message : String(error)));
+    fail(damaged(listing, error instanceof Error ? error.message : String(error)));
   }
   for (const [name, bytes] of Object.entries(files)) {
+    const file = inDir(dir, name);
     let size;
     try {
-      size = statSync(inDir(dir, name)).size;
+      size = statSync(file).size;
     } catch {
-      fail(damaged(inDir(dir, name), "missing"));
+      fail(damaged(file, "missing"));
     }
-    if (size !== bytes) fail(damaged(inDir(dir, name), `${size} bytes, the build wrote ${bytes}`));
+    if (size !== bytes) fail(damaged(file, `${size} bytes, the build wrote ${bytes}`));
   }
 }
 

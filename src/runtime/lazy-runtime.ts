@@ -49,7 +49,7 @@ export class RuntimeLoader {
   /**
    * Starts, on later event-loop turns, what the first session and prompt need: the Runtime's modules,
    * then the caller's own (`serverModules`, e.g. the ACP request handlers); then, each once
-   * `idle()` resolves (the caller's say that no request it defers to is running), the toolsets resolved and their JSON schemas derived (`SessionFactory.warm`), the configured wire
+   * `idle()` resolves (the caller's say that no request it defers to is running), the toolsets resolved and their JSON schemas listed (`SessionFactory.warm`), the configured wire
    * API's SDK evaluated, the SQLite driver loaded; nothing when config.yaml is broken. Each step
    * is a separate macrotask, so a request arriving meanwhile waits for one step at most; the first
    * starts after the turn that writes the caller's answer. Does no

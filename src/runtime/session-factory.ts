@@ -357,8 +357,9 @@ export class SessionFactory {
 
   /**
    * Ahead of the first session (the warm-up after `initialize`): resolves `config`'s toolsets (kept
-   * for this version of config.yaml, as a session would) and derives their tools' JSON schemas
-   * (cached per tool), so the first `session/new` finds both done. Throws what resolving throws.
+   * for this version of config.yaml, as a session would) and lists their tools' JSON schemas (the
+   * built-in tools' are generated at build time; any other is derived once and cached), so the
+   * first `session/new` finds both done. Throws what resolving throws.
    */
   warm(config: HermesConfig): void {
     new ToolRegistry(this.toolsetFor(config).tools).schemas();
