@@ -1,6 +1,12 @@
-import { PROTOCOL_VERSION, type InitializeResponse } from "@agentclientprotocol/sdk/unstable";
+import type { InitializeResponse } from "@agentclientprotocol/sdk/unstable";
 import { VERSION } from "../shared/version.js";
 import { buildAuthMethods, type AuthMethodOptions } from "./auth.js";
+
+/**
+ * The ACP protocol version this agent speaks: the SDK's `PROTOCOL_VERSION` (a test keeps them
+ * equal), written out so that the early `initialize` answer (early-initialize.ts) does not load the SDK.
+ */
+export const ACP_PROTOCOL_VERSION = 1;
 
 /**
  * The `initialize` answer. Capabilities advertise only what exists: text, image and embedded
@@ -10,7 +16,7 @@ import { buildAuthMethods, type AuthMethodOptions } from "./auth.js";
  */
 export function initializeResponse(auth: AuthMethodOptions): InitializeResponse {
   return {
-    protocolVersion: PROTOCOL_VERSION,
+    protocolVersion: ACP_PROTOCOL_VERSION,
     agentInfo: { name: "hermes-agent", title: "Hermes Agent", version: VERSION },
     agentCapabilities: {
       loadSession: true,

@@ -23,9 +23,15 @@ export const MAX_BACKLOG_CHARS = 16 * FLUSH_CHARS;
  *   last one yet), on the next turn of the event loop, so the stream gets to write to the OS
  *   (which it only does between turns) while the writer's caller goes on;
  * - while more than MAX_BACKLOG_CHARS wait in a stream that asked for backpressure, at its `drain`.
- * Close flushes what is pending.
+ * Close flushes what is pending. With `answered` (a request answered before the connection
+ * started, early-initialize.ts), the first response to that id is not written; `skipped` is
+ * called when it came.
  */
-export function jsonLinesWritable(output: NodeJS.WritableStream & { readonly writableLength?: number }): JsonLinesOutput {
+export function jsonLinesWritable(
+  output: NodeJS.WritableStream & { readonly writableLength?: number },
+  options: { answered?: { id: string | number; skipped: () => void } } = {},
+): JsonLinesOutput {
+  let skip = options.answered;
   let pending = "";
   let scheduled = false;
   let drained: Promise<void> | undefined;
@@ -70,6 +76,12 @@ export function jsonLinesWritable(output: NodeJS.WritableStream & { readonly wri
   };
   return {
     messages: messageSink((message) => {
+      if (skip && "id" in message && message.id === skip.id && !("method" in message)) {
+        const { skipped } = skip;
+        skip = undefined;
+        skipped();
+        return drained ?? Promise.resolve();
+      }
       const line = serializeFrame(message);
       return (line ? enqueue(`${line}\n`) : drained) ?? Promise.resolve();
     }, close),

@@ -3,6 +3,7 @@ import type { RuntimeLoader } from "../runtime/lazy-runtime.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { log } from "../shared/logger.js";
 import { createAgentApp, type AgentAppOptions } from "./agent-app.js";
+import type { EarlyStart } from "./early-initialize.js";
 import { readFrames } from "./frame-reader.js";
 import { jsonLinesWritable } from "./json-lines-writable.js";
 
@@ -13,7 +14,12 @@ export type ServeEnd = "eof" | "stopped";
  * Serves ACP over the given byte streams (stdin/stdout in production) for `runtime`, or a
  * `RuntimeLoader` that builds it after `initialize` (see `createAgentApp`). Only JSON-RPC frames are
  * written to `output`. Incoming frames pass the bounded reader (frame-reader.ts), so no input
- * line — oversize, too deep, invalid — ends the connection; each gets an error answer.
+ * line — oversize, too deep, invalid — ends the connection; each gets an error answer. With
+ * `early` (an `initialize` already answered, early-initialize.ts), `input` still holds that request
+ * and the connection's answer to it is dropped: the client gets one answer per request. The
+ * requests after it reach the connection once it has answered that `initialize` (the SDK rejects
+ * any request that arrives while its `initialize` is still being answered; a client that got the
+ * early answer may already have sent its next ones).
  *
  * Resolves "eof" once the client closed `input`, or "stopped" once `signal` aborted, in both
  * cases after every live session was closed (turns cancelled, their processes stopped) and the
@@ -24,15 +30,20 @@ export async function serveAcp(
   runtime: Runtime | RuntimeLoader,
   input: NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
-  options: { signal?: AbortSignal } & AgentAppOptions = {},
+  options: { signal?: AbortSignal; early?: EarlyStart } & AgentAppOptions = {},
 ): Promise<ServeEnd> {
   const { app, sessions } = createAgentApp(runtime, { setupLaunch: options.setupLaunch });
-  const out = jsonLinesWritable(output);
+  const answered = options.early?.answered;
+  let skipped: () => void = () => undefined;
+  const replayAnswered = new Promise<void>((resolve) => (skipped = resolve));
+  const out = jsonLinesWritable(output, answered === undefined ? {} : { answered: { id: answered, skipped } });
   const writer = out.messages.getWriter();
   const incoming = readFrames(Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>, (response) =>
     writer.write(response).catch(() => undefined),
   );
-  const connection = app.connect({ readable: incoming.messages, writable: out.messages });
+  const readable = answered === undefined ? incoming.messages : afterFirst(incoming.messages, replayAnswered);
+  const connection = app.connect({ readable, writable: out.messages });
+  void connection.closed.then(skipped, skipped);
   let failure: unknown;
   const onOutputError = (error: Error): void => {
     failure ??= error;
@@ -40,6 +51,7 @@ export async function serveAcp(
     connection.close(error);
   };
   output.on("error", onOutputError);
+  if (options.early?.outputError) onOutputError(options.early.outputError);
   const stop = (): void => connection.close(new Error("ACP server stopped"));
   if (options.signal?.aborted) stop();
   options.signal?.addEventListener("abort", stop, { once: true });
@@ -53,4 +65,23 @@ export async function serveAcp(
   if (failure === undefined && options.signal?.aborted) return "stopped";
   if (failure === undefined && end === "eof") return "eof";
   throw failure ?? connection.signal.reason ?? new Error("ACP connection closed");
+}
+
+/**
+ * `messages` with everything after the first message held back until `open` resolves.
+ * Cancelling the result cancels `messages`.
+ */
+function afterFirst<T>(messages: ReadableStream<T>, open: Promise<void>): ReadableStream<T> {
+  const reader = messages.getReader();
+  let first = true;
+  return new ReadableStream<T>({
+    async pull(controller) {
+      if (!first) await open;
+      first = false;
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
 }

@@ -1,5 +1,7 @@
 import { constants } from "node:os";
 import { parseArgs } from "node:util";
+import { answerInitializeEarly } from "../acp/early-initialize.js";
+import { initializeResponse } from "../acp/initialize.js";
 import { RuntimeLoader } from "../runtime/lazy-runtime.js";
 import { killAllProcesses } from "../tools/process/live-groups.js";
 import { log } from "../shared/logger.js";
@@ -40,11 +42,17 @@ export async function runAcpCommand(argv: string[], options: { setupLaunch?: Set
   process.once("exit", killAllProcesses);
   // Built after `initialize` has answered (which needs only config.yaml), then warmed up.
   const runtime = new RuntimeLoader({ home: paths.home });
-  const { serveAcp } = await import("../acp/server.js");
   const shutdown = installShutdownHandlers();
+  // The first `initialize` is answered before the SDK and the server's modules load.
+  const early = await answerInitializeEarly(process.stdin, process.stdout, (params) =>
+    initializeResponse({ configuredProvider: runtime.configuredProvider(), clientCapabilities: params.clientCapabilities ?? {}, setupLaunch: options.setupLaunch }),
+    shutdown.signal,
+  );
+  if (early.answered !== undefined) log.debug("initialize answered before the server loaded");
+  const { serveAcp } = await import("../acp/server.js");
   let code: number;
   try {
-    const end = await serveAcp(runtime, process.stdin, process.stdout, { signal: shutdown.signal, setupLaunch: options.setupLaunch });
+    const end = await serveAcp(runtime, early.input, process.stdout, { signal: shutdown.signal, setupLaunch: options.setupLaunch, early });
     code = end === "stopped" ? shutdown.exitCode() : 0;
   } catch (error) {
     log.error("ACP agent crashed", error);
