@@ -7,6 +7,7 @@
 // modules, so the bundle is built as ES modules and each output file then turned into CommonJS
 // (the launcher runs them as vm scripts, the only kind Node 20 compiles with a code cache).
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -80,7 +81,10 @@ for (const file of bundled.outputFiles) {
   files[basename(file.path)] = Buffer.byteLength(converted.code);
 }
 writeFileSync(join(out, "hermes.files.json"), `${JSON.stringify(files)}\n`);
-copyFileSync("scripts/launcher.js", join(out, "launcher.js"));
+// The build's id (a hash of every bundle file): the launcher's initialize cache answers for this build only.
+const buildId = createHash("sha256").update(pkg.version).update(JSON.stringify(files)).update(bundled.outputFiles.map((file) => readFileSync(file.path, "latin1")).join("\0")).digest("hex").slice(0, 16);
+writeFileSync(join(out, "launcher.js"), readFileSync("scripts/launcher.js", "utf8").replace('"__HERMES_BUILD_ID__"', JSON.stringify(buildId)));
+copyFileSync("scripts/initialize-cache.js", join(out, "initialize-cache.js"));
 /** The bins of package.json, each with its own entry file: no mode depends on the file's name. */
 const BINS = ["hermes", "hermes-acp"];
 for (const bin of BINS) {

@@ -8,10 +8,15 @@
 // missing or changed bundle file stops the process at start, naming it, before anything is served.
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
+import { Readable } from "node:stream";
 import { basename, dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
+import { openInitializeCache } from "./initialize-cache.js";
+
+/** This build's id, written in by the build (the initialize cache's answers are this build's only). */
+const BUILD_ID = "__HERMES_BUILD_ID__";
 
 /** Runs the CLI bundle as `bin` ("hermes" or "hermes-acp") over this process's arguments. */
 export function launch(bin) {
@@ -67,7 +72,74 @@ export function launch(bin) {
       });
     });
   }
-  bundleRequire("./hermes.cjs").start(bin);
+  const run = (early) => bundleRequire("./hermes.cjs").start(bin, { initializeCache: cache, early });
+  const cache = servesAcp(bin, process.argv.slice(2)) ? openInitializeCache({ build: BUILD_ID, launch: [process.execPath, process.argv[1] ?? "", bin], env: process.env }) : undefined;
+  if (cache?.armed) answerFromCache(cache, run);
+  else run(undefined);
+}
+
+/** The signals the ACP server handles (src/cli/acp-command.ts). */
+const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"];
+
+/** Whether this command line serves ACP on stdio (no flags): `hermes acp`, `hermes-acp`, `hermes-acp acp`. */
+function servesAcp(bin, args) {
+  if (bin === "hermes-acp") return args.length === 0 || (args.length === 1 && args[0] === "acp");
+  return args.length === 1 && args[0] === "acp";
+}
+
+/**
+ * Reads stdin up to its first line end; when the cache answers that line, writes the answer and
+ * runs the bundle told which request it answered (`{ answered }`), else runs it as usual. Either
+ * way stdin is handed on paused, with every byte read put back in front (or, when the input
+ * already ended, as a stream of those bytes, `{ input }`).
+ */
+function answerFromCache(cache, run) {
+  const stdin = process.stdin;
+  const chunks = [];
+  let length = 0;
+  let done = false;
+  const finish = (how, answered) => {
+    if (done) return;
+    done = true;
+    stdin.off("data", onData);
+    stdin.off("end", onEnd);
+    stdin.off("error", onError);
+    for (const signal of SIGNALS) process.off(signal, onSignal);
+    const consumed = Buffer.concat(chunks, length);
+    let input;
+    if (how === "end") input = Readable.from(length > 0 ? [consumed] : [], { objectMode: false });
+    else if (how === "line") {
+      stdin.pause();
+      if (length > 0) stdin.unshift(consumed);
+    }
+    run(answered === undefined && input === undefined ? undefined : { answered, input });
+  };
+  // A signal while waiting: the bundle starts (its handlers decide the exit code) and gets it again.
+  const onSignal = (signal) => {
+    finish("line");
+    setImmediate(() => process.kill(process.pid, signal));
+  };
+  for (const signal of SIGNALS) process.once(signal, onSignal);
+  const onData = (chunk) => {
+    const newline = chunk.indexOf(0x0a);
+    chunks.push(chunk);
+    length += chunk.length;
+    if (newline === -1) {
+      if (length > 64 * 1024) finish("line");
+      return;
+    }
+    const all = Buffer.concat(chunks, length);
+    let line = all.subarray(0, length - chunk.length + newline);
+    if (line.length > 0 && line[line.length - 1] === 0x0d) line = line.subarray(0, -1);
+    const hit = cache.answer(line);
+    if (hit) process.stdout.write(hit.frame);
+    finish("line", hit?.id);
+  };
+  const onEnd = () => finish("end");
+  const onError = () => finish("error");
+  stdin.on("error", onError);
+  stdin.on("end", onEnd);
+  stdin.on("data", onData);
 }
 
 /** Left on for the whole run when the command line turns it on. */

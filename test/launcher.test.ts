@@ -163,64 +163,6 @@ async function withPreloadedAgent(
   }
 }
 
-describe("the early initialize answer", () => {
-  /** The chunk holding the ACP SDK's method table: loaded only after the early answer. */
-  const sdkChunk = (): string | undefined => chunks(DIST).find((name) => readFileSync(join(DIST, name), "latin1").includes('"providers/disable"'));
-
-  it("is written before the ACP SDK's chunk is read, and requests sent at once after it are served", async () => {
-    expect(sdkChunk()).toBeDefined();
-    const llm = await startFakeLlm();
-    const home = createTempHome({ baseUrl: llm.baseUrl });
-    const root = mkdtempSync(join(tmpdir(), "hermes-early-"));
-    folders.push(root);
-    const listed = join(root, "listed.txt");
-    const script = join(root, "preload.cjs");
-    // Every file read, by name, and a marker where the first byte goes to stdout.
-    writeFileSync(
-      script,
-      `const fs = require("node:fs"); const path = require("node:path"); const note = (line) => fs.appendFileSync(${JSON.stringify(listed)}, line + "\\n");\n` +
-        `const read = fs.readFileSync; fs.readFileSync = function (file, ...rest) { if (typeof file === "string") note(path.basename(file)); return read.call(this, file, ...rest); };\n` +
-        `const write = process.stdout.write; let first = true; process.stdout.write = function (...args) { if (first) { first = false; note("<stdout>"); } return write.apply(this, args); };\n`,
-    );
-    const child = spawn(process.execPath, ["-r", script, BUILT_BINARY, "acp"], { env: home.env(), stdio: ["pipe", "pipe", "pipe"] });
-    try {
-      let text = "";
-      const frames: Array<{ id?: unknown; result?: { sessionId?: string }; error?: unknown }> = [];
-      const waitFor = (count: number): Promise<void> =>
-        new Promise((resolve) => {
-          const check = (): void => (frames.filter((frame) => frame.id !== undefined).length >= count ? resolve() : void setTimeout(check, 10));
-          check();
-        });
-      child.stdout.on("data", (chunk: Buffer) => {
-        text += chunk.toString("utf8");
-        const lines = text.split("\n");
-        text = lines.pop() ?? "";
-        frames.push(...lines.map((line) => JSON.parse(line) as (typeof frames)[number]));
-      });
-      // A client that pipelines: session/new and session/list go out in the same write as initialize.
-      const send = (id: number, method: string, params: unknown): string => `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
-      child.stdin.write(send(1, "initialize", { protocolVersion: 1, clientCapabilities: {} }) + send(2, "session/new", { cwd: home.workspace, mcpServers: [] }) + send(3, "session/list", {}));
-      await waitFor(3);
-      const answers = frames.filter((frame) => frame.id !== undefined);
-      expect(answers.map((frame) => frame.id).sort()).toEqual([1, 2, 3]);
-      expect(answers[0]?.id).toBe(1);
-      expect(answers.filter((frame) => frame.error !== undefined)).toEqual([]);
-      llm.push({ text: "Early and well." });
-      child.stdin.write(send(4, "session/prompt", { sessionId: answers.find((frame) => frame.id === 2)?.result?.sessionId, prompt: [{ type: "text", text: "hi" }] }));
-      await waitFor(4);
-      expect(frames.find((frame) => frame.id === 4)).toMatchObject({ result: { stopReason: "end_turn" } });
-      const reads = readFileSync(listed, "utf8").split("\n");
-      expect(reads.indexOf("<stdout>")).toBeGreaterThan(reads.indexOf("config.yaml"));
-      expect(reads.indexOf(sdkChunk() as string)).toBeGreaterThan(reads.indexOf("<stdout>"));
-    } finally {
-      child.stdin.end();
-      await once(child, "exit");
-      await llm.close();
-      home.cleanup();
-    }
-  });
-});
-
 describe("the bundle's first turn", () => {
   it("loads the dangerous-command detector on the first command checked, not for a session or a text turn", async () => {
     const detectorChunk = chunks(DIST).find((name) => readFileSync(join(DIST, name), "latin1").includes("recursive delete of the root filesystem"));

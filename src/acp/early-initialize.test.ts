@@ -176,6 +176,18 @@ describe("answerInitializeEarly", () => {
     expect(await drain(early.input)).toBe(plain + next);
   });
 
+  it("reads an input handed on paused, with bytes put back in front (as the launcher leaves stdin)", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    input.on("data", () => undefined);
+    input.pause();
+    input.unshift(Buffer.from(plain));
+    const early = await answerInitializeEarly(input, output, respond);
+    expect(early.answered).toBe(7);
+    input.end(next);
+    expect(await drain(early.input)).toBe(plain + next);
+  });
+
   it("answers nothing when the first line is something else, and hands it on whole", async () => {
     const input = new PassThrough();
     const output = new PassThrough();

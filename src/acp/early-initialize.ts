@@ -108,6 +108,8 @@ export function answerInitializeEarly(
     input.on("error", onError);
     input.on("end", onEnd);
     input.on("data", onData);
+    // A stream handed on paused (the launcher's, after its own look at the first line) flows again.
+    input.resume();
   });
 }
 

@@ -1,6 +1,7 @@
 import { constants } from "node:os";
 import { parseArgs } from "node:util";
-import { answerInitializeEarly } from "../acp/early-initialize.js";
+import type { Readable } from "node:stream";
+import { answerInitializeEarly, type EarlyStart } from "../acp/early-initialize.js";
 import { initializeResponse } from "../acp/initialize.js";
 import { RuntimeLoader } from "../runtime/lazy-runtime.js";
 import { killAllProcesses } from "../tools/process/live-groups.js";
@@ -8,13 +9,14 @@ import { log } from "../shared/logger.js";
 import { VERSION } from "../shared/version.js";
 import type { SetupLaunch } from "../acp/auth.js";
 import { bootstrap } from "./bootstrap.js";
+import type { LaunchContext } from "./launch-context.js";
 
 /**
  * `hermes acp` / `hermes-acp`. First matching flag wins: --version, --check, --setup; without
  * flags it serves ACP on stdio. `setupLaunch` is how this process's `--setup` is started again
  * (told to clients that opt into terminal auth).
  */
-export async function runAcpCommand(argv: string[], options: { setupLaunch?: SetupLaunch } = {}): Promise<number> {
+export async function runAcpCommand(argv: string[], options: { setupLaunch?: SetupLaunch; launch?: LaunchContext } = {}): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -43,12 +45,7 @@ export async function runAcpCommand(argv: string[], options: { setupLaunch?: Set
   // Built after `initialize` has answered (which needs only config.yaml), then warmed up.
   const runtime = new RuntimeLoader({ home: paths.home });
   const shutdown = installShutdownHandlers();
-  // The first `initialize` is answered before the SDK and the server's modules load.
-  const early = await answerInitializeEarly(process.stdin, process.stdout, (params) =>
-    initializeResponse({ configuredProvider: runtime.configuredProvider(), clientCapabilities: params.clientCapabilities ?? {}, setupLaunch: options.setupLaunch }),
-    shutdown.signal,
-  );
-  if (early.answered !== undefined) log.debug("initialize answered before the server loaded");
+  const early = await firstInitialize(runtime, shutdown.signal, options);
   const { serveAcp } = await import("../acp/server.js");
   let code: number;
   try {
@@ -63,6 +60,34 @@ export async function runAcpCommand(argv: string[], options: { setupLaunch?: Set
   // Nothing should outlive serving; if a stray handle would keep the loop alive, exit anyway.
   setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
   return code;
+}
+
+/**
+ * The first `initialize`, answered before the SDK and the server's modules load: by the launcher
+ * from its cache, else here (early-initialize.ts), and then recorded in the launcher's cache for
+ * the next start. Resolves with what the server reads and skips.
+ */
+async function firstInitialize(runtime: RuntimeLoader, signal: AbortSignal, options: { setupLaunch?: SetupLaunch; launch?: LaunchContext }): Promise<EarlyStart> {
+  const { early, initializeCache } = options.launch ?? {};
+  const input = early?.input ?? process.stdin;
+  if (early?.answered !== undefined) {
+    log.debug("initialize answered by the launcher from its cache");
+    return { input, answered: early.answered };
+  }
+  let answered: { params: unknown; result: ReturnType<typeof initializeResponse>; envNames?: readonly string[] } | undefined;
+  const start = await answerInitializeEarly(input as Readable, process.stdout, (params) => {
+    const detected = runtime.detectProviderReading();
+    const result = initializeResponse({ configuredProvider: detected.provider, clientCapabilities: params.clientCapabilities ?? {}, setupLaunch: options.setupLaunch });
+    answered = { params, result, envNames: detected.envNames };
+    return result;
+  }, signal);
+  if (start.answered !== undefined && answered) {
+    log.debug("initialize answered before the server loaded");
+    const { params, result, envNames } = answered;
+    // A provider found by listing the whole environment cannot be keyed on a few variables.
+    if (envNames && initializeCache) setImmediate(() => initializeCache.store({ params, result, envNames }));
+  }
+  return start;
 }
 
 /** Signals that stop the server the way closing stdin does. */

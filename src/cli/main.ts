@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { VERSION } from "../shared/version.js";
+import type { LaunchContext } from "./launch-context.js";
 
 // zod compiles a parser with `new Function` the first time an object schema parses; that pays off
 // over many parses of one schema, not here, where each schema parses a few times per process
@@ -33,7 +34,7 @@ export type BinName = "hermes" | "hermes-acp";
  * command needs. `launcher` is the script the process runs (process.argv[1]): how `--setup` is
  * started again in a terminal.
  */
-export async function main(argv: string[], bin: BinName, launcher?: string): Promise<number> {
+export async function main(argv: string[], bin: BinName, launcher?: string, launch: LaunchContext = {}): Promise<number> {
   const args = [...argv];
   if (bin === "hermes-acp" && args[0] === "acp") args.shift();
   if (bin === "hermes-acp" && (args[0] === "--help" || args[0] === "-h")) {
@@ -45,7 +46,7 @@ export async function main(argv: string[], bin: BinName, launcher?: string): Pro
     case "acp": {
       const { runAcpCommand } = await import("./acp-command.js");
       const setupArgs = bin === "hermes-acp" ? ["--setup"] : ["acp", "--setup"];
-      return runAcpCommand(args, launcher ? { setupLaunch: { command: process.execPath, args: [launcher, ...setupArgs] } } : {});
+      return runAcpCommand(args, { ...(launcher ? { setupLaunch: { command: process.execPath, args: [launcher, ...setupArgs] } } : {}), launch });
     }
     case "chat": {
       const { runChatCommand } = await import("./chat-command.js");
@@ -75,9 +76,10 @@ export async function main(argv: string[], bin: BinName, launcher?: string): Pro
 /**
  * What a bin's entry file calls (through dist/launcher.js, which runs the bundle): `main` over
  * this process's arguments, its result as the exit code; an error is one line on stderr and exit 1.
+ * `launch` is what the launcher did before (see LaunchContext).
  */
-export function start(bin: BinName): void {
-  main(process.argv.slice(2), bin, process.argv[1]).then(
+export function start(bin: BinName, launch: LaunchContext = {}): void {
+  main(process.argv.slice(2), bin, process.argv[1], launch).then(
     (code) => {
       process.exitCode = code;
     },

@@ -30,8 +30,43 @@ export class RuntimeLoader {
    */
   configuredProvider(): string | undefined {
     if (this.runtime) return this.runtime.config.configuredProvider();
+    return this.detectIn(this.options.env ?? process.env);
+  }
+
+  /**
+   * `configuredProvider`, and the names of the environment variables it read (`envNames`:
+   * undefined when it listed the whole environment, so no list of names decides it). What the
+   * launcher's `initialize` cache is keyed on, with config.yaml and .env.
+   */
+  detectProviderReading(): { provider: string | undefined; envNames: string[] | undefined } {
+    const read = new Set<string>();
+    let listed = false;
+    const env = this.options.env ?? process.env;
+    const recording = new Proxy(env, {
+      get: (target, name, receiver) => {
+        if (typeof name === "string") read.add(name);
+        return Reflect.get(target, name, receiver) as unknown;
+      },
+      has: (target, name) => {
+        if (typeof name === "string") read.add(name);
+        return Reflect.has(target, name);
+      },
+      getOwnPropertyDescriptor: (target, name) => {
+        if (typeof name === "string") read.add(name);
+        return Reflect.getOwnPropertyDescriptor(target, name);
+      },
+      ownKeys: (target) => {
+        listed = true;
+        return Reflect.ownKeys(target);
+      },
+    });
+    const provider = this.runtime ? this.runtime.config.configuredProvider() : this.detectIn(recording);
+    return { provider, envNames: this.runtime || listed ? undefined : [...read] };
+  }
+
+  private detectIn(env: NodeJS.ProcessEnv): string | undefined {
     const loaded = tryLoadProviderConfig(this.options.home);
-    return loaded.ok ? detectProvider(loaded.config, this.options.env ?? process.env) : undefined;
+    return loaded.ok ? detectProvider(loaded.config, env) : undefined;
   }
 
   /** The Runtime once `load` has built it; undefined before. */

@@ -1,0 +1,29 @@
+/**
+ * What dist/launcher.js hands the bundle when it starts it (`start(bin, launch)`): the
+ * `initialize` answer cache (scripts/initialize-cache.js) and, when the launcher already read the
+ * first input line, how it left stdin. Absent when the bundle runs some other way (tests, tsx).
+ */
+export interface LaunchContext {
+  /** Present when this command line serves ACP. */
+  initializeCache?: InitializeCache;
+  /** Present when the launcher read stdin's first line before starting the bundle. */
+  early?: LauncherEarly;
+}
+
+/** The launcher's cache of `initialize` answers. */
+export interface InitializeCache {
+  /**
+   * Records `result` as the answer to `params`, given the environment variables that provider
+   * detection read. Contract: never throws; returns whether it wrote (false when config.yaml or
+   * .env changed since the process started, or the folder cannot be written).
+   */
+  store(entry: { params: unknown; result: unknown; envNames: readonly string[] }): boolean;
+}
+
+/** How the launcher left stdin after reading its first line. */
+export interface LauncherEarly {
+  /** The id of the `initialize` the launcher answered from its cache (the bundle must not answer it again). */
+  answered?: string | number;
+  /** What to read instead of process.stdin (the input had already ended: its bytes, then the end). */
+  input?: NodeJS.ReadableStream;
+}
