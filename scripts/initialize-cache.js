@@ -9,7 +9,7 @@
 // itself: a salted fingerprint of the inputs (files, variable values) and the answers (which name
 // no secret), mode 0600 like the rest of $HERMES_HOME's private files.
 import { isUtf8 } from "node:buffer";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -17,6 +17,8 @@ import { join, resolve } from "node:path";
 const FORMAT = 1;
 /** How many distinct params (editors) one cache keeps answers for, most recent first. */
 const MAX_ANSWERS = 4;
+/** Largest cache file read; a real one holds a few KB. */
+const MAX_FILE_BYTES = 256 * 1024;
 /** Longest first line looked up; a real `initialize` is far shorter. */
 const MAX_LINE_BYTES = 64 * 1024;
 
@@ -97,7 +99,9 @@ export function openInitializeCache(context) {
   const files = readFiles(home);
   let cached;
   try {
-    const parsed = files && JSON.parse(readFileSync(file, "utf8"));
+    // A regular file of a sane size only: a FIFO or device here must not block or flood start-up.
+    const stats = files && statSync(file, { throwIfNoEntry: false });
+    const parsed = stats && stats.isFile() && stats.size <= MAX_FILE_BYTES && JSON.parse(readFileSync(file, "utf8"));
     if (isRecord(parsed) && parsed.format === FORMAT && Array.isArray(parsed.envNames) && parsed.envNames.every((name) => typeof name === "string") && Number.isInteger(parsed.salt) && Array.isArray(parsed.answers)) {
       if (fingerprint(inputs(context, home, files, parsed.envNames), parsed.salt) === parsed.inputs) cached = parsed;
     }
