@@ -5,11 +5,14 @@
  * same initialize line written to stdin right after `spawn()`, and are timed from just before
  * `spawn()` to the first `data` event on stdout, which must begin the JSON-RPC response to that
  * line. The baseline is bench/bare-initialize.mjs (plain Node, no libraries); the subject is
- * `node dist/hermes.js acp` with a temp HERMES_HOME configured for the fake model server.
+ * `node dist/hermes.js acp` with a temp HERMES_HOME configured for the fake model server: from its
+ * second start on, the launcher answers from its initialize cache; `firstStart` measures a start
+ * without it (the cache removed before each run).
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { resolve } from "node:path";
+import { rmSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { BUILT_BINARY } from "../test/support/acp-client.js";
 import { startFakeLlm } from "../test/support/fake-llm.js";
 import { createTempHome } from "../test/support/temp-home.js";
@@ -26,8 +29,10 @@ export const INITIALIZE_LINE = `${JSON.stringify({
 export interface StartupSamples {
   /** Milliseconds per run, bare Node baseline. */
   bare: number[];
-  /** Milliseconds per run, `node dist/hermes.js acp`. */
+  /** Milliseconds per run, `node dist/hermes.js acp` (from the second start on, its initialize cache answers). */
   hermes: number[];
+  /** Milliseconds per run, `node dist/hermes.js acp` with $HERMES_HOME/cache removed before each run (a first start). */
+  firstStart: number[];
   /** Requests the fake model server saw while hermes started (DESIGN: none before a session needs one). */
   modelRequests: number;
 }
@@ -84,16 +89,23 @@ export async function measureStartup(runs: number): Promise<StartupSamples> {
     await timeToInitialize(hermesCommand, env);
     const bare: number[] = [];
     const hermes: number[] = [];
+    const firstStart: number[] = [];
+    const first = async (): Promise<number> => {
+      rmSync(join(home.home, "cache"), { recursive: true, force: true });
+      return timeToInitialize(hermesCommand, env);
+    };
     for (let run = 0; run < runs; run += 1) {
       if (run % 2 === 0) {
         bare.push(await timeToInitialize(bareCommand, env));
         hermes.push(await timeToInitialize(hermesCommand, env));
+        firstStart.push(await first());
       } else {
+        firstStart.push(await first());
         hermes.push(await timeToInitialize(hermesCommand, env));
         bare.push(await timeToInitialize(bareCommand, env));
       }
     }
-    return { bare, hermes, modelRequests: llm.requests.length };
+    return { bare, hermes, firstStart, modelRequests: llm.requests.length };
   } finally {
     await llm.close();
     home.cleanup();

@@ -1,21 +1,20 @@
 // The `initialize` answer cache, used by launcher.js before any bundle file is evaluated. An
 // `initialize` answer depends only on this build, how the process was started (the terminal-auth
 // launch line), config.yaml, $HERMES_HOME/.env, the environment variables that provider detection
-// read, and the request's params. The bundle, once it has answered an `initialize` the normal way,
-// hands the answer to `store` (with the variables detection read); a later process started the
-// same way with the same files and variables answers the same params from the cache at once, and
-// the bundle loads after. Anything unexpected (no file, another build, a changed input, unknown
-// params, a damaged file) is a miss, which costs nothing but the read. The file holds no input
-// itself: a salted fingerprint of the inputs (files, variable values) and the answers (which name
-// no secret), mode 0600 like the rest of $HERMES_HOME's private files.
-import { isUtf8 } from "node:buffer";
+// read, and the request itself. The bundle, once it has answered an `initialize` the normal way,
+// hands the request line and its answer to `store` (with the variables detection read); a later
+// process started the same way, with the same files and variables, that gets the very same line
+// answers it from the cache at once, and the bundle loads after. Anything unexpected (no file,
+// another build, a changed input, another line, a damaged file) is a miss, which costs nothing but
+// the reads. The file holds no input itself: salted fingerprints of the inputs (files, variable
+// values) and of the request lines, and the answers (which name no secret), mode 0600.
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
 /** Format of the cache file; another value is a miss. */
-const FORMAT = 1;
-/** How many distinct params (editors) one cache keeps answers for, most recent first. */
+const FORMAT = 2;
+/** How many distinct request lines (editors) one cache keeps answers for, most recent first. */
 const MAX_ANSWERS = 4;
 /** Largest cache file read; a real one holds a few KB. */
 const MAX_FILE_BYTES = 256 * 1024;
@@ -73,7 +72,7 @@ function readFiles(home) {
 }
 
 /**
- * What the answer depends on besides the params, as one string: the build, the launch, the home,
+ * What the answer depends on besides the request, as one string: the build, the launch, the home,
  * config.yaml and .env, and each named variable's value in `env` as this process got it (null
  * when unset).
  */
@@ -114,33 +113,34 @@ export function openInitializeCache(context) {
     armed: cached !== undefined,
 
     /**
-     * The answer frame (one line, with its LF) for `line` (the first input line, without its LF),
-     * when it is an `initialize` request whose params the cache has an answer for; else undefined.
+     * The stored answer to `line` (the first input line, without its line end) and the id it
+     * answers, when a line byte for byte the same was answered before under these inputs; else
+     * undefined. Keyed on the raw line, never on a re-serialization of it: only the very text the
+     * normal path checked and answered is answered here. Never throws.
      */
     answer(line) {
-      if (!cached || line.length > MAX_LINE_BYTES || !isUtf8(line)) return undefined;
-      let message;
+      if (!cached || line.length > MAX_LINE_BYTES) return undefined;
       try {
-        message = JSON.parse(Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString("utf8"));
+        const key = fingerprint(line.toString("latin1"), cached.salt);
+        const hit = cached.answers.find((entry) => isRecord(entry) && entry.line === key);
+        const frame = hit?.frame;
+        if (typeof frame !== "string" || frame.indexOf("\n") !== frame.length - 1) return undefined;
+        const message = JSON.parse(frame);
+        const id = isRecord(message) ? message.id : undefined;
+        if (message.jsonrpc !== "2.0" || !isRecord(message.result) || !(typeof id === "string" || Number.isSafeInteger(id))) return undefined;
+        return { id, frame };
       } catch {
         return undefined;
       }
-      if (!isRecord(message) || Object.keys(message).length !== 4) return undefined;
-      const { jsonrpc, id, method, params } = message;
-      if (jsonrpc !== "2.0" || method !== "initialize" || !isRecord(params)) return undefined;
-      if (!(typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)))) return undefined;
-      const key = fingerprint(JSON.stringify(params), cached.salt);
-      const hit = cached.answers.find((entry) => isRecord(entry) && entry.params === key && isRecord(entry.result));
-      return hit ? { id, frame: `${JSON.stringify({ jsonrpc: "2.0", id, result: hit.result })}\n` } : undefined;
     },
 
     /**
-     * Records `result` as the answer to `params`, given the variables provider detection read
-     * (`envNames`), when config.yaml and .env still read as they did when the process started
-     * (so the answer was made from them). Atomic (a whole file or none); never throws; returns
-     * whether it wrote.
+     * Records `frame` (the answer line, with its LF) as the answer to `line` (the request line as
+     * read, without its line end), given the variables provider detection read (`envNames`), when
+     * config.yaml and .env still read as they did when the process started (so the answer was
+     * made from them). Atomic (a whole file or none); never throws; returns whether it wrote.
      */
-    store({ params, result, envNames }) {
+    store({ line, frame, envNames }) {
       const temporary = `${file}.${process.pid}.tmp`;
       try {
         const names = [...new Set(envNames)].sort();
@@ -149,9 +149,9 @@ export function openInitializeCache(context) {
         const now = inputs(context, home, files, names);
         const sameInputs = cached && cached.envNames.join("\n") === names.join("\n") && fingerprint(now, cached.salt) === cached.inputs;
         const salt = sameInputs ? cached.salt : Math.floor(Math.random() * 0x7fffffff);
-        const key = fingerprint(JSON.stringify(params), salt);
-        const kept = sameInputs ? cached.answers.filter((entry) => isRecord(entry) && entry.params !== key) : [];
-        const next = { format: FORMAT, salt, envNames: names, inputs: fingerprint(now, salt), answers: [{ params: key, result }, ...kept].slice(0, MAX_ANSWERS) };
+        const key = fingerprint(Buffer.from(line).toString("latin1"), salt);
+        const kept = sameInputs ? cached.answers.filter((entry) => isRecord(entry) && entry.line !== key) : [];
+        const next = { format: FORMAT, salt, envNames: names, inputs: fingerprint(now, salt), answers: [{ line: key, frame }, ...kept].slice(0, MAX_ANSWERS) };
         mkdirSync(join(home, "cache"), { recursive: true, mode: 0o700 });
         writeFileSync(temporary, `${JSON.stringify(next)}\n`, { mode: 0o600 });
         renameSync(temporary, file);

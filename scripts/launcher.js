@@ -72,10 +72,12 @@ export function launch(bin) {
       });
     });
   }
-  const run = (early) => bundleRequire("./hermes.cjs").start(bin, { initializeCache: cache, early });
-  const cache = servesAcp(bin, process.argv.slice(2)) ? openInitializeCache({ build: BUILD_ID, launch: [process.execPath, process.argv[1] ?? "", bin], env: process.env }) : undefined;
+  const run = (launch) => bundleRequire("./hermes.cjs").start(bin, { initializeCache: cache, ...launch });
+  // The environment as this process got it, before the bundle loads $HERMES_HOME/.env into it.
+  const env = { ...process.env };
+  const cache = servesAcp(bin, process.argv.slice(2)) ? openInitializeCache({ build: BUILD_ID, launch: [process.execPath, process.argv[1] ?? "", bin], env }) : undefined;
   if (cache?.armed) answerFromCache(cache, run);
-  else run(undefined);
+  else run({});
 }
 
 /** The signals the ACP server handles (src/cli/acp-command.ts). */
@@ -89,37 +91,44 @@ function servesAcp(bin, args) {
 
 /**
  * Reads stdin up to its first line end; when the cache answers that line, writes the answer and
- * runs the bundle told which request it answered (`{ answered }`), else runs it as usual. Either
- * way stdin is handed on paused, with every byte read put back in front (or, when the input
- * already ended, as a stream of those bytes, `{ input }`).
+ * runs the bundle told which request it answered, else runs it as usual. Either way stdin is
+ * handed on paused, with every byte read put back in front (or, when the input already ended, as
+ * a stream of those bytes). From the wait on, SIGTERM, SIGINT and SIGHUP are held until the bundle
+ * has its own handlers (`signals.release()`), which then get the first one held: the server
+ * decides the exit, as when no cache answered.
  */
 function answerFromCache(cache, run) {
   const stdin = process.stdin;
   const chunks = [];
   let length = 0;
   let done = false;
+  let held;
+  const onSignal = (signal) => {
+    held ??= signal;
+    finish("line");
+  };
+  const signals = {
+    release() {
+      for (const signal of SIGNALS) process.off(signal, onSignal);
+      return held;
+    },
+  };
+  const early = {};
   const finish = (how, answered) => {
     if (done) return;
     done = true;
     stdin.off("data", onData);
     stdin.off("end", onEnd);
     stdin.off("error", onError);
-    for (const signal of SIGNALS) process.off(signal, onSignal);
     const consumed = Buffer.concat(chunks, length);
-    let input;
-    if (how === "end") input = Readable.from(length > 0 ? [consumed] : [], { objectMode: false });
+    if (how === "end") early.input = Readable.from(length > 0 ? [consumed] : [], { objectMode: false });
     else if (how === "line") {
       stdin.pause();
       if (length > 0) stdin.unshift(consumed);
     }
-    run(answered === undefined && input === undefined ? undefined : { answered, input });
+    if (answered !== undefined) early.answered = answered;
+    run({ early, signals });
   };
-  // A signal while waiting: the bundle starts (its handlers decide the exit code) and gets it again.
-  const onSignal = (signal) => {
-    finish("line");
-    setImmediate(() => process.kill(process.pid, signal));
-  };
-  for (const signal of SIGNALS) process.once(signal, onSignal);
   const onData = (chunk) => {
     const newline = chunk.indexOf(0x0a);
     chunks.push(chunk);
@@ -132,11 +141,16 @@ function answerFromCache(cache, run) {
     let line = all.subarray(0, length - chunk.length + newline);
     if (line.length > 0 && line[line.length - 1] === 0x0d) line = line.subarray(0, -1);
     const hit = cache.answer(line);
-    if (hit) process.stdout.write(hit.frame);
+    if (hit) {
+      // A closed stdout is the server's to report once it runs (as its own output error).
+      process.stdout.once("error", (error) => (early.outputError ??= error));
+      process.stdout.write(hit.frame);
+    }
     finish("line", hit?.id);
   };
   const onEnd = () => finish("end");
   const onError = () => finish("error");
+  for (const signal of SIGNALS) process.on(signal, onSignal);
   stdin.on("error", onError);
   stdin.on("end", onEnd);
   stdin.on("data", onData);

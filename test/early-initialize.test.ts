@@ -176,7 +176,7 @@ describe("the first initialize of the built binary", () => {
     const { home, root } = await setup();
     const env = home.env();
     const normal = await firstAnswer(root, env, "seed", INITIALIZE());
-    for (const damage of ["", "{", "null", '{"format":1}', readFileSync(CACHE(home), "utf8").replace(/"result":\{/, '"result":7,"x":{')]) {
+    for (const damage of ["", "{", "null", '{"format":1}', readFileSync(CACHE(home), "utf8").replace('"frame":"', '"frame":"x'), readFileSync(CACHE(home), "utf8").replace('"frame":"{', `"frame":"${"[".repeat(100_000)}{`)]) {
       writeFileSync(CACHE(home), damage);
       const run = await firstAnswer(root, env, `damaged-${damage.length}`, INITIALIZE());
       expect(run.answer).toEqual(normal.answer);
@@ -185,6 +185,40 @@ describe("the first initialize of the built binary", () => {
     writeFileSync(join(home.home, "cache"), "not a folder");
     const blocked = await firstAnswer(root, env, "blocked", INITIALIZE());
     expect(blocked.answer).toEqual(normal.answer);
+  });
+
+  it("answers only the very line it answered before: one that parses alike but fails the checks is the normal path's", async () => {
+    const { home, root } = await setup();
+    const env = home.env();
+    const line = (terminal: string): string => `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"terminal":${terminal}}}}\n`;
+    await firstAnswer(root, env, "seed", line("null"));
+    // 1e400 parses to Infinity, which serializes as null: the same params to JSON.stringify, not to the checks.
+    const overflow = await firstAnswer(root, env, "overflow", line("1e400"));
+    expect(overflow.answer).toMatchObject({ id: 1, error: { message: expect.stringContaining("clientCapabilities.terminal") } });
+  });
+
+  it("hits from the second start when the key detection reads is in .env", async () => {
+    const { home, root } = await setup();
+    writeFileSync(join(home.home, "config.yaml"), "model:\n  provider: openrouter\n  default: some/model\n");
+    writeFileSync(join(home.home, ".env"), "OPENROUTER_API_KEY=sk-or-dotenv-key\n");
+    const env = home.env();
+    const first = await firstAnswer(root, env, "first", INITIALIZE());
+    expect(first.answer.result?.authMethods?.map((method) => method.id)).toEqual(["openrouter", "hermes-env"]);
+    const second = await firstAnswer(root, env, "second", INITIALIZE());
+    expect(second.reads.indexOf("<stdout>")).toBeLessThan(second.reads.indexOf("hermes.cjs"));
+    expect(second.answer).toEqual(first.answer);
+  });
+
+  it("exits through the server's shutdown on a SIGTERM right after a cached answer", async () => {
+    const { home, root } = await setup();
+    const env = home.env();
+    await firstAnswer(root, env, "seed", INITIALIZE());
+    const agent = start(root, env, "signal-after");
+    agent.child.stdin.write(INITIALIZE());
+    await agent.answers(1);
+    agent.child.kill("SIGTERM");
+    const [code] = (await once(agent.child, "exit")) as [number | null];
+    expect(code).toBe(143);
   });
 
   it("leaves any other first line to the normal path, with the cache armed", async () => {

@@ -244,6 +244,26 @@ describe("answerInitializeEarly", () => {
     expect(await drain(early.input)).toBe(plain);
   });
 
+  it("composed with serveAcp: a rejected frame reusing the answered id keeps its error, and the SDK's answer alone is dropped", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let text = "";
+    output.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+    const started = answerInitializeEarly(input, output, respond);
+    input.write(`${plain}{"id":7,oops\n${next}`);
+    const early = await started;
+    const served = serveAcp(runtime, early.input, output, { setupLaunch: SETUP, early });
+    await new Promise<void>((resolve) => {
+      const poll = (): void => (text.split("\n").length > 3 ? resolve() : void setTimeout(poll, 5));
+      poll();
+    });
+    input.end();
+    await served;
+    const frames = text.trim().split("\n").map((line) => JSON.parse(line) as { id?: unknown; result?: unknown; error?: { message: string } });
+    expect(frames.filter((one) => one.id === 7).map((one) => (one.error ? one.error.message : "result"))).toEqual(["result", "Parse error"]);
+    expect(frames.filter((one) => one.id === 8)).toHaveLength(1);
+  });
+
   it("composed with serveAcp: one answer per request, the early one first, and the session goes on", async () => {
     const input = new PassThrough();
     const output = new PassThrough();

@@ -25,6 +25,8 @@ export interface EarlyStart {
   answered?: string | number;
   /** Set when writing the early answer failed (a closed stdout): the server treats it as its own output error. */
   outputError?: Error;
+  /** The request line answered here (without its line end) and the answer line written (with its LF). */
+  exchange?: { line: Uint8Array; frame: string };
 }
 
 /** An `initialize` request the normal path would pass to the SDK unchanged. */
@@ -82,11 +84,12 @@ export function answerInitializeEarly(
         if (length > EARLY_LINE_BYTES) settle("line");
         return;
       }
-      const request = lineEnd <= EARLY_LINE_BYTES ? earlyInitialize(Buffer.concat(chunks, length).subarray(0, lineEnd)) : undefined;
-      if (request) answer(request);
+      const line = withoutCr(Buffer.concat(chunks, length).subarray(0, lineEnd));
+      const request = lineEnd <= EARLY_LINE_BYTES ? earlyInitialize(line) : undefined;
+      if (request) answer(request, line);
       settle("line");
     };
-    const answer = (request: EarlyRequest): void => {
+    const answer = (request: EarlyRequest, requestLine: Uint8Array): void => {
       let line: string;
       try {
         line = `${JSON.stringify({ jsonrpc: "2.0", id: request.id, result: respond(request.params) })}\n`;
@@ -96,6 +99,7 @@ export function answerInitializeEarly(
       output.once("error", (error: Error) => (start.outputError ??= error));
       output.write(line);
       start.answered = request.id;
+      start.exchange = { line: requestLine, frame: line };
     };
     const onEnd = (): void => settle("end");
     const onError = (): void => settle("error");
@@ -121,7 +125,7 @@ export function answerInitializeEarly(
  * check as every `initialize` (param-schemas.ts).
  */
 export function earlyInitialize(line: Uint8Array): EarlyRequest | undefined {
-  const bytes = line.length > 0 && line[line.length - 1] === 0x0d ? line.subarray(0, -1) : line;
+  const bytes = withoutCr(line);
   if (!isUtf8(bytes) || nestsDeeperThan(bytes, MAX_FRAME_DEPTH)) return undefined;
   let message: unknown;
   try {
@@ -135,6 +139,11 @@ export function earlyInitialize(line: Uint8Array): EarlyRequest | undefined {
   if (!(typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)))) return undefined;
   if (!isPlainObject(params) || !PARAM_SCHEMAS.initialize?.safeParse(params).success) return undefined;
   return { id, params: params as unknown as InitializeRequest };
+}
+
+/** `line` without the CR of a CRLF line end. */
+function withoutCr(line: Uint8Array): Uint8Array {
+  return line.length > 0 && line[line.length - 1] === 0x0d ? line.subarray(0, -1) : line;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -23,15 +23,9 @@ export const MAX_BACKLOG_CHARS = 16 * FLUSH_CHARS;
  *   last one yet), on the next turn of the event loop, so the stream gets to write to the OS
  *   (which it only does between turns) while the writer's caller goes on;
  * - while more than MAX_BACKLOG_CHARS wait in a stream that asked for backpressure, at its `drain`.
- * Close flushes what is pending. With `answered` (a request answered before the connection
- * started, early-initialize.ts), the first response to that id is not written; `skipped` is
- * called when it came.
+ * Close flushes what is pending.
  */
-export function jsonLinesWritable(
-  output: NodeJS.WritableStream & { readonly writableLength?: number },
-  options: { answered?: { id: string | number; skipped: () => void } } = {},
-): JsonLinesOutput {
-  let skip = options.answered;
+export function jsonLinesWritable(output: NodeJS.WritableStream & { readonly writableLength?: number }): JsonLinesOutput {
   let pending = "";
   let scheduled = false;
   let drained: Promise<void> | undefined;
@@ -76,12 +70,6 @@ export function jsonLinesWritable(
   };
   return {
     messages: messageSink((message) => {
-      if (skip && "id" in message && message.id === skip.id && !("method" in message)) {
-        const { skipped } = skip;
-        skip = undefined;
-        skipped();
-        return drained ?? Promise.resolve();
-      }
       const line = serializeFrame(message);
       return (line ? enqueue(`${line}\n`) : drained) ?? Promise.resolve();
     }, close),
@@ -140,6 +128,27 @@ function messageSink(write: (message: AnyMessage) => Promise<void>, flush: () =>
     abort: () => Promise.resolve(),
   };
   return sink as unknown as WritableStream<AnyMessage>;
+}
+
+/**
+ * `messages` without the first response (result or error) to request `id`, for a request
+ * answered before the connection started (early-initialize.ts): `skipped` is called when it came.
+ * Everything else passes on in order; closing it closes `messages`.
+ */
+export function withoutFirstResponse(messages: WritableStream<AnyMessage>, id: string | number, skipped: () => void): WritableStream<AnyMessage> {
+  const writer = messages.getWriter();
+  let waiting = true;
+  return messageSink(
+    (message) => {
+      if (waiting && "id" in message && message.id === id && !("method" in message)) {
+        waiting = false;
+        skipped();
+        return Promise.resolve();
+      }
+      return writer.write(message);
+    },
+    () => writer.close(),
+  );
 }
 
 /** The ordered output: JSON-RPC messages, each written as one line. */

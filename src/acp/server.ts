@@ -5,7 +5,7 @@ import { log } from "../shared/logger.js";
 import { createAgentApp, type AgentAppOptions } from "./agent-app.js";
 import type { EarlyStart } from "./early-initialize.js";
 import { readFrames } from "./frame-reader.js";
-import { jsonLinesWritable } from "./json-lines-writable.js";
+import { jsonLinesWritable, withoutFirstResponse } from "./json-lines-writable.js";
 
 /** How serving ended without an error: the client closed the input, or `signal` stopped it. */
 export type ServeEnd = "eof" | "stopped";
@@ -36,13 +36,15 @@ export async function serveAcp(
   const answered = options.early?.answered;
   let skipped: () => void = () => undefined;
   const replayAnswered = new Promise<void>((resolve) => (skipped = resolve));
-  const out = jsonLinesWritable(output, answered === undefined ? {} : { answered: { id: answered, skipped } });
+  const out = jsonLinesWritable(output);
   const writer = out.messages.getWriter();
+  // The frame reader's own error answers are never the skipped one: only the connection's are.
   const incoming = readFrames(Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>, (response) =>
     writer.write(response).catch(() => undefined),
   );
   const readable = answered === undefined ? incoming.messages : afterFirst(incoming.messages, replayAnswered);
-  const connection = app.connect({ readable, writable: out.messages });
+  const writable = answered === undefined ? out.messages : withoutFirstResponse(out.messages, answered, skipped);
+  const connection = app.connect({ readable, writable });
   void connection.closed.then(skipped, skipped);
   let failure: unknown;
   const onOutputError = (error: Error): void => {

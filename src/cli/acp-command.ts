@@ -45,6 +45,9 @@ export async function runAcpCommand(argv: string[], options: { setupLaunch?: Set
   // Built after `initialize` has answered (which needs only config.yaml), then warmed up.
   const runtime = new RuntimeLoader({ home: paths.home });
   const shutdown = installShutdownHandlers();
+  // A signal the launcher held while it answered from its cache is handled now, as if just received.
+  const held = options.launch?.signals?.release();
+  if (held) process.emit(held, held);
   const early = await firstInitialize(runtime, shutdown.signal, options);
   const { serveAcp } = await import("../acp/server.js");
   let code: number;
@@ -72,20 +75,20 @@ async function firstInitialize(runtime: RuntimeLoader, signal: AbortSignal, opti
   const input = early?.input ?? process.stdin;
   if (early?.answered !== undefined) {
     log.debug("initialize answered by the launcher from its cache");
-    return { input, answered: early.answered };
+    return { input, answered: early.answered, ...(early.outputError ? { outputError: early.outputError } : {}) };
   }
-  let answered: { params: unknown; result: ReturnType<typeof initializeResponse>; envNames?: readonly string[] } | undefined;
+  let envNames: readonly string[] | undefined;
   const start = await answerInitializeEarly(input as Readable, process.stdout, (params) => {
     const detected = runtime.detectProviderReading();
-    const result = initializeResponse({ configuredProvider: detected.provider, clientCapabilities: params.clientCapabilities ?? {}, setupLaunch: options.setupLaunch });
-    answered = { params, result, envNames: detected.envNames };
-    return result;
+    envNames = detected.envNames;
+    return initializeResponse({ configuredProvider: detected.provider, clientCapabilities: params.clientCapabilities ?? {}, setupLaunch: options.setupLaunch });
   }, signal);
-  if (start.answered !== undefined && answered) {
+  const { exchange } = start;
+  if (exchange) {
     log.debug("initialize answered before the server loaded");
-    const { params, result, envNames } = answered;
     // A provider found by listing the whole environment cannot be keyed on a few variables.
-    if (envNames && initializeCache) setImmediate(() => initializeCache.store({ params, result, envNames }));
+    const names = envNames;
+    if (names && initializeCache && !start.outputError) setImmediate(() => initializeCache.store({ line: exchange.line, frame: exchange.frame, envNames: names }));
   }
   return start;
 }

@@ -8,16 +8,22 @@ export interface LaunchContext {
   initializeCache?: InitializeCache;
   /** Present when the launcher read stdin's first line before starting the bundle. */
   early?: LauncherEarly;
+  /**
+   * Present when the launcher holds SIGTERM, SIGINT and SIGHUP (from its wait for the first line
+   * on). `release()` stops holding them and returns the first one it held, if any: call it once
+   * the server's own handlers are installed, and handle what it returns as if just received.
+   */
+  signals?: { release(): NodeJS.Signals | undefined };
 }
 
 /** The launcher's cache of `initialize` answers. */
 export interface InitializeCache {
   /**
-   * Records `result` as the answer to `params`, given the environment variables that provider
-   * detection read. Contract: never throws; returns whether it wrote (false when config.yaml or
+   * Records `frame` (the answer line written, with its LF) as the answer to `line` (the request
+   * line, without its line end), given the environment variables that provider detection read. Contract: never throws; returns whether it wrote (false when config.yaml or
    * .env changed since the process started, or the folder cannot be written).
    */
-  store(entry: { params: unknown; result: unknown; envNames: readonly string[] }): boolean;
+  store(entry: { line: Uint8Array; frame: string; envNames: readonly string[] }): boolean;
 }
 
 /** How the launcher left stdin after reading its first line. */
@@ -26,4 +32,6 @@ export interface LauncherEarly {
   answered?: string | number;
   /** What to read instead of process.stdin (the input had already ended: its bytes, then the end). */
   input?: NodeJS.ReadableStream;
+  /** Set when writing the cached answer failed (a closed stdout). */
+  outputError?: Error;
 }
