@@ -128,6 +128,9 @@ export function openInitializeCache(context) {
         const message = JSON.parse(frame);
         const id = isRecord(message) ? message.id : undefined;
         if (message.jsonrpc !== "2.0" || !isRecord(message.result) || !(typeof id === "string" || Number.isSafeInteger(id))) return undefined;
+        // The answer must be to this request: the server waits for its own answer to that id.
+        const request = JSON.parse(line.toString("utf8"));
+        if (!isRecord(request) || request.id !== id) return undefined;
         return { id, frame };
       } catch {
         return undefined;

@@ -75,7 +75,14 @@ async function firstInitialize(runtime: RuntimeLoader, signal: AbortSignal, opti
   const input = early?.input ?? process.stdin;
   if (early?.answered !== undefined) {
     log.debug("initialize answered by the launcher from its cache");
-    return { input, answered: early.answered, ...(early.outputError ? { outputError: early.outputError } : {}) };
+    // Read when the server starts, not now: the write of the cached answer may fail later.
+    return {
+      input,
+      answered: early.answered,
+      get outputError() {
+        return early.outputError;
+      },
+    };
   }
   let envNames: readonly string[] | undefined;
   const start = await answerInitializeEarly(input as Readable, process.stdout, (params) => {
