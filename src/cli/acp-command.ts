@@ -95,7 +95,13 @@ async function firstInitialize(runtime: RuntimeLoader, signal: AbortSignal, opti
     log.debug("initialize answered before the server loaded");
     // A provider found by listing the whole environment cannot be keyed on a few variables.
     const names = envNames;
-    if (names && initializeCache && !start.outputError) setImmediate(() => initializeCache.store({ line: exchange.line, frame: exchange.frame, envNames: names }));
+    if (names && initializeCache && !start.outputError) {
+      setImmediate(() => {
+        if (!initializeCache.store({ line: exchange.line, frame: exchange.frame, envNames: names })) {
+          log.debug("the initialize answer was not cached (config.yaml or .env changed since start, or $HERMES_HOME/cache cannot be written)");
+        }
+      });
+    }
   }
   return start;
 }
