@@ -62,6 +62,8 @@ const bundled = await build({
 });
 /** The bundle's files and their sizes, which the launcher checks before it starts (a damaged install fails at once, by name). */
 const files = {};
+/** The build's id: a hash of every bundle file as written (the launcher's initialize cache answers for this build only). */
+const buildHash = createHash("sha256");
 for (const file of bundled.outputFiles) {
   // Imports become `require` (the launcher's, which loads sibling files), `import()` a promise of one.
   const converted = await transform(file.text, {
@@ -77,13 +79,12 @@ for (const file of bundled.outputFiles) {
     logLevel: "warning",
   });
   writeFileSync(file.path, converted.code);
+  buildHash.update(basename(file.path)).update("\0").update(converted.code).update("\0");
   assertAscii(file.path);
   files[basename(file.path)] = Buffer.byteLength(converted.code);
 }
 writeFileSync(join(out, "hermes.files.json"), `${JSON.stringify(files)}\n`);
-// The build's id (a hash of every bundle file): the launcher's initialize cache answers for this build only.
-const buildId = createHash("sha256").update(pkg.version).update(JSON.stringify(files)).update(bundled.outputFiles.map((file) => readFileSync(file.path, "latin1")).join("\0")).digest("hex").slice(0, 16);
-writeFileSync(join(out, "launcher.js"), readFileSync("scripts/launcher.js", "utf8").replace('"__HERMES_BUILD_ID__"', JSON.stringify(buildId)));
+writeFileSync(join(out, "launcher.js"), readFileSync("scripts/launcher.js", "utf8").replace('"__HERMES_BUILD_ID__"', JSON.stringify(buildHash.digest("hex").slice(0, 16))));
 copyFileSync("scripts/initialize-cache.js", join(out, "initialize-cache.js"));
 /** The bins of package.json, each with its own entry file: no mode depends on the file's name. */
 const BINS = ["hermes", "hermes-acp"];

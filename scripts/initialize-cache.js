@@ -28,8 +28,8 @@ const MAX_LINE_BYTES = 64 * 1024;
 export function launcherHome(env) {
   const configured = env.HERMES_HOME?.trim();
   if (!configured) return join(homedir(), ".hermes");
-  if (configured === "~") return homedir();
-  if (configured.startsWith("~/") || configured.startsWith("~\\")) return join(homedir(), configured.slice(2));
+  if (configured === "~") return resolve(homedir());
+  if (configured.startsWith("~/") || configured.startsWith("~\\")) return resolve(join(homedir(), configured.slice(2)));
   return resolve(configured);
 }
 
@@ -139,13 +139,16 @@ export function openInitializeCache(context) {
 
     /**
      * Records `frame` (the answer line, with its LF) as the answer to `line` (the request line as
-     * read, without its line end), given the variables provider detection read (`envNames`), when
+     * read, without its line end), made from the files of `home` (the bundle's own $HERMES_HOME,
+     * which must be the one found here), given the variables provider detection read (`envNames`), when
      * config.yaml and .env still read as they did when the process started (so the answer was
      * made from them). Atomic (a whole file or none); never throws; returns whether it wrote.
      */
-    store({ line, frame, envNames }) {
+    store({ home: answeredIn, line, frame, envNames }) {
       const temporary = `${file}.${process.pid}.tmp`;
       try {
+        // An answer made from another home's files must never be keyed on this one's.
+        if (answeredIn !== home) return false;
         const names = [...new Set(envNames)].sort();
         const again = readFiles(home);
         if (!files || !again || again[0] !== files[0] || again[1] !== files[1]) return false;

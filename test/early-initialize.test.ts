@@ -99,6 +99,17 @@ async function firstAnswer(root: string, env: NodeJS.ProcessEnv, name: string, i
   return { answer: answer as Frame, reads: agent.reads() };
 }
 
+describe("the launcher's initialize cache", () => {
+  it("finds the same $HERMES_HOME as the bundle (src/config/paths.ts), which it refuses to store for otherwise", async () => {
+    const { launcherHome } = (await import(join(DIST, "initialize-cache.js"))) as { launcherHome: (env: NodeJS.ProcessEnv) => string };
+    const { hermesHome } = await import("../src/config/paths.js");
+    for (const value of [undefined, "", "  ", "~", "~/", "~/h", "~/h/", "rel/h", "./rel/../h/", "/abs/h", " /abs/h/ ", "/abs//h/./x/.."]) {
+      const env = value === undefined ? {} : { HERMES_HOME: value };
+      expect({ value, home: launcherHome(env) }).toEqual({ value, home: hermesHome(env) });
+    }
+  });
+});
+
 describe("the first initialize of the built binary", () => {
   it("is answered before the ACP SDK's chunk is read, and requests sent at once after it are served", async () => {
     expect(sdkChunk()).toBeDefined();

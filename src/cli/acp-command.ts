@@ -48,7 +48,7 @@ export async function runAcpCommand(argv: string[], options: { setupLaunch?: Set
   // A signal the launcher held while it answered from its cache is handled now, as if just received.
   const held = options.launch?.signals?.release();
   if (held) process.emit(held, held);
-  const early = await firstInitialize(runtime, shutdown.signal, options);
+  const early = await firstInitialize(runtime, paths.home, shutdown.signal, options);
   const { serveAcp } = await import("../acp/server.js");
   let code: number;
   try {
@@ -68,9 +68,9 @@ export async function runAcpCommand(argv: string[], options: { setupLaunch?: Set
 /**
  * The first `initialize`, answered before the SDK and the server's modules load: by the launcher
  * from its cache, else here (early-initialize.ts), and then recorded in the launcher's cache for
- * the next start. Resolves with what the server reads and skips.
+ * the next start (made from the files of `home`). Resolves with what the server reads and skips.
  */
-async function firstInitialize(runtime: RuntimeLoader, signal: AbortSignal, options: { setupLaunch?: SetupLaunch; launch?: LaunchContext }): Promise<EarlyStart> {
+async function firstInitialize(runtime: RuntimeLoader, home: string, signal: AbortSignal, options: { setupLaunch?: SetupLaunch; launch?: LaunchContext }): Promise<EarlyStart> {
   const { early, initializeCache } = options.launch ?? {};
   const input = early?.input ?? process.stdin;
   if (early?.answered !== undefined) {
@@ -97,7 +97,7 @@ async function firstInitialize(runtime: RuntimeLoader, signal: AbortSignal, opti
     const names = envNames;
     if (names && initializeCache && !start.outputError) {
       setImmediate(() => {
-        if (!initializeCache.store({ line: exchange.line, frame: exchange.frame, envNames: names })) {
+        if (!initializeCache.store({ home, line: exchange.line, frame: exchange.frame, envNames: names })) {
           log.debug("the initialize answer was not cached (config.yaml or .env changed since start, or $HERMES_HOME/cache cannot be written)");
         }
       });

@@ -20,10 +20,12 @@ export interface LaunchContext {
 export interface InitializeCache {
   /**
    * Records `frame` (the answer line written, with its LF) as the answer to `line` (the request
-   * line, without its line end), given the environment variables that provider detection read. Contract: never throws; returns whether it wrote (false when config.yaml or
+   * line, without its line end), made from the files of `home` (the $HERMES_HOME the bundle
+   * read; a store for another home than the launcher's is refused), given the environment
+   * variables that provider detection read. Contract: never throws; returns whether it wrote (false when config.yaml or
    * .env changed since the process started, or the folder cannot be written).
    */
-  store(entry: { line: Uint8Array; frame: string; envNames: readonly string[] }): boolean;
+  store(entry: { home: string; line: Uint8Array; frame: string; envNames: readonly string[] }): boolean;
 }
 
 /** How the launcher left stdin after reading its first line. */
