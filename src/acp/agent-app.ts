@@ -90,6 +90,12 @@ class RestoresInFlight {
 export interface AgentAppOptions {
   /** The command line that runs this agent's `--setup` (offered to clients that opt into terminal auth). */
   setupLaunch?: SetupLaunch;
+  /**
+   * The first `initialize` was answered before the connection (early-initialize.ts, or the
+   * launcher's cache) and the connection's answer to it is dropped (server.ts): that one answers
+   * without detecting the configured provider again. Later ones detect it as usual.
+   */
+  firstInitializeAnswered?: boolean;
 }
 
 /**
@@ -119,14 +125,17 @@ export function createAgentApp(source: Runtime | RuntimeLoader, options: AgentAp
     // `/model`: the command holds the session while it switches.
     switchModel: async (live, value) => withRuntime((runtime, h) => h.switchSessionModel(runtime, live, value, { announce: true, held: true })),
   });
+  let answeredBefore = options.firstInitializeAnswered === true;
   const app = agent({ name: "hermes-agent" })
     .onRequest(
       methods.agent.initialize,
       guarded("initialize", ({ params }) => {
         // Remembered for every session's turns: the editor's buffers and terminals (editor-ports.ts).
         sessions.clientCapabilities = params.clientCapabilities ?? {};
+        const dropped = answeredBefore;
+        answeredBefore = false;
         const answer = initializeResponse({
-          configuredProvider: loader.configuredProvider(),
+          configuredProvider: dropped ? undefined : loader.configuredProvider(),
           clientCapabilities: sessions.clientCapabilities,
           setupLaunch: options.setupLaunch,
         });

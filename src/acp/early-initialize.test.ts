@@ -2,6 +2,7 @@ import { PassThrough, Readable } from "node:stream";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTempHome, type TempHome } from "../../test/support/temp-home.js";
+import { RuntimeLoader } from "../runtime/lazy-runtime.js";
 import { Runtime } from "../runtime/runtime.js";
 import { answerInitializeEarly, EARLY_LINE_BYTES, earlyInitialize } from "./early-initialize.js";
 import { ACP_PROTOCOL_VERSION, initializeResponse } from "./initialize.js";
@@ -262,6 +263,43 @@ describe("answerInitializeEarly", () => {
     const frames = text.trim().split("\n").map((line) => JSON.parse(line) as { id?: unknown; result?: unknown; error?: { message: string } });
     expect(frames.filter((one) => one.id === 7).map((one) => (one.error ? one.error.message : "result"))).toEqual(["result", "Parse error"]);
     expect(frames.filter((one) => one.id === 8)).toHaveLength(1);
+  });
+
+  it("composed with serveAcp: the replayed initialize does not detect the provider again; a later initialize does, and answers alike", async () => {
+    class CountingLoader extends RuntimeLoader {
+      detections = 0;
+      override configuredProvider(): string | undefined {
+        this.detections += 1;
+        return super.configuredProvider();
+      }
+    }
+    const loader = new CountingLoader({ home: home.home, env: home.env() });
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines: string[] = [];
+    let text = "";
+    output.on("data", (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+      const parts = text.split("\n");
+      text = parts.pop() ?? "";
+      lines.push(...parts);
+    });
+    const started = answerInitializeEarly(input, output, respond);
+    input.write(plain + initialize(9, { protocolVersion: 1, clientCapabilities: { auth: { terminal: true } } }));
+    const early = await started;
+    const served = serveAcp(loader, early.input, output, { setupLaunch: SETUP, early });
+    await new Promise<void>((resolve) => {
+      const poll = (): void => (lines.length >= 2 ? resolve() : void setTimeout(poll, 5));
+      poll();
+    });
+    input.end();
+    await served;
+    loader.loaded()?.directory.close();
+    const frames = lines.map((line) => JSON.parse(line) as { id?: unknown; result?: { authMethods?: unknown } });
+    expect(frames.map((one) => one.id)).toEqual([7, 9]);
+    expect(loader.detections).toBe(1);
+    expect(frames[1]?.result?.authMethods).toEqual(frames[0]?.result?.authMethods);
+    expect(frames[1]).toEqual({ ...(await normalAnswer(initialize(9, { protocolVersion: 1, clientCapabilities: { auth: { terminal: true } } }))) as object });
   });
 
   it("composed with serveAcp: one answer per request, the early one first, and the session goes on", async () => {

@@ -32,8 +32,8 @@ export async function serveAcp(
   output: NodeJS.WritableStream,
   options: { signal?: AbortSignal; early?: EarlyStart } & AgentAppOptions = {},
 ): Promise<ServeEnd> {
-  const { app, sessions } = createAgentApp(runtime, { setupLaunch: options.setupLaunch });
   const answered = options.early?.answered;
+  const { app, sessions } = createAgentApp(runtime, { setupLaunch: options.setupLaunch, firstInitializeAnswered: answered !== undefined });
   let skipped: () => void = () => undefined;
   const replayAnswered = new Promise<void>((resolve) => (skipped = resolve));
   const out = jsonLinesWritable(output);

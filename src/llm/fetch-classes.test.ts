@@ -190,6 +190,78 @@ describe("HttpResponse", () => {
   });
 });
 
+describe("HttpResponse body iteration", () => {
+  const decode = (chunks: Uint8Array[]): string[] => chunks.map((chunk) => new TextDecoder().decode(chunk));
+
+  it("yields the body's chunks, errors as the stream does, and never releases its reader", async () => {
+    const released: unknown[] = [];
+    const releaseLock = ReadableStreamDefaultReader.prototype.releaseLock;
+    ReadableStreamDefaultReader.prototype.releaseLock = function (this: ReadableStreamDefaultReader) {
+      released.push(this);
+      releaseLock.call(this);
+    };
+    try {
+      const response = new HttpResponse(body("a", "b", "c"), init());
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) chunks.push(chunk);
+      expect(decode(chunks)).toEqual(["a", "b", "c"]);
+      expect(response.bodyUsed).toBe(true);
+      expect(() => (response.body as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]()).toThrow(TypeError);
+
+      let pulls = 0;
+      const failing = new HttpResponse(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            pulls += 1;
+            if (pulls === 1) controller.enqueue(new TextEncoder().encode("x"));
+            else controller.error(new Error("connection reset"));
+          },
+        }),
+        init(),
+      );
+      const seen: Uint8Array[] = [];
+      await expect(
+        (async () => {
+          for await (const chunk of failing.body as unknown as AsyncIterable<Uint8Array>) seen.push(chunk);
+        })(),
+      ).rejects.toThrow("connection reset");
+      expect(decode(seen)).toEqual(["x"]);
+      expect(released).toEqual([]);
+    } finally {
+      ReadableStreamDefaultReader.prototype.releaseLock = releaseLock;
+    }
+  });
+
+  it("cancels the body when the reader stops early, and iterates both halves of a clone", async () => {
+    let cancelled: unknown = "not cancelled";
+    const endless = new HttpResponse(
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          controller.enqueue(new TextEncoder().encode("tick"));
+        },
+        cancel(reason) {
+          cancelled = reason;
+        },
+      }),
+      init(),
+    );
+    for await (const chunk of endless.body as unknown as AsyncIterable<Uint8Array>) {
+      expect(decode([chunk])).toEqual(["tick"]);
+      break;
+    }
+    expect(cancelled).toBeUndefined();
+
+    const original = new HttpResponse(body("same ", "bytes"), init());
+    const copy = original.clone();
+    const read = async (response: HttpResponse): Promise<string> => {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) chunks.push(chunk);
+      return decode(chunks).join("");
+    };
+    expect([await read(copy), await read(original)]).toEqual(["same bytes", "same bytes"]);
+  });
+});
+
 describe("SdkFormData", () => {
   it("makes Node's FormData and answers instanceof as the global does", () => {
     const form = new SdkFormData();

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -93,6 +93,43 @@ describe("httpFetch", () => {
     let rest = "";
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
     expect(rest).toBe("data: two\n\n");
+  });
+
+  it("hands the SDKs a body they stream to the end, or stop early, without Node building a vm context", () => {
+    // In a fresh process: Node builds its released-reader error in a new vm context once per
+    // process (~6 ms, ~2.7 MB), the first time any web stream reader is released.
+    const script = [
+      "import vm from 'node:vm';",
+      "import { createServer } from 'node:http';",
+      "import OpenAI from 'openai';",
+      "import Anthropic from '@anthropic-ai/sdk';",
+      "import { httpFetch } from './src/llm/http-fetch.ts';",
+      "let contexts = 0; const original = vm.runInNewContext;",
+      "vm.runInNewContext = (...args) => { contexts += 1; return original(...args); };",
+      "const chunk = (text) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\\n\\n`;",
+      "const event = (type, data) => `event: ${type}\\ndata: ${JSON.stringify({ type, ...data })}\\n\\n`;",
+      "const server = createServer((request, response) => {",
+      "  response.writeHead(200, { 'content-type': 'text/event-stream' });",
+      "  if (request.url.includes('/messages')) {",
+      "    response.end(event('message_start', { message: { id: 'm', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, usage: { input_tokens: 1, output_tokens: 0 } } }) + event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) + event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'hi' } }) + event('content_block_stop', { index: 0 }) + event('message_stop', {}));",
+      "  } else response.end(chunk('one ') + chunk('two ') + chunk('three') + 'data: [DONE]\\n\\n');",
+      "});",
+      "await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));",
+      "const base = `http://127.0.0.1:${server.address().port}`;",
+      "const openai = new OpenAI({ apiKey: 'k', baseURL: `${base}/v1`, fetch: httpFetch, maxRetries: 0 });",
+      "let text = '';",
+      "for await (const part of await openai.chat.completions.create({ model: 'm', messages: [], stream: true })) text += part.choices[0]?.delta?.content ?? '';",
+      "let first = '';",
+      "for await (const part of await openai.chat.completions.create({ model: 'm', messages: [], stream: true })) { first = part.choices[0]?.delta?.content ?? ''; break; }",
+      "const anthropic = new Anthropic({ apiKey: 'k', baseURL: base, fetch: httpFetch, maxRetries: 0 });",
+      "let claude = '';",
+      "for await (const part of await anthropic.messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }], stream: true })) if (part.type === 'content_block_delta' && part.delta.type === 'text_delta') claude += part.delta.text;",
+      "server.close();",
+      "console.log(JSON.stringify({ text, first, claude, contexts }));",
+    ].join("\n");
+    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: process.cwd(), encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({ text: "one two three", first: "one ", claude: "hi", contexts: 0 });
   });
 
   it.each([

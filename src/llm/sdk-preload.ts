@@ -4,14 +4,11 @@ import type { ApiMode } from "./types.js";
  * Evaluates the SDK the wire API `apiMode` loads on its first call (`openai` or
  * `@anthropic-ai/sdk`), ahead of that call: the module cache keeps it, so the provider's own
  * `import()` then finds it ready. Node's fetch (undici) is not loaded: the bundled SDKs build
- * their headers with `HttpHeaders` and `httpFetch` answers `HttpResponse`s (fetch-classes.ts).
- * Releases one stream reader: Node builds the error a released reader's `closed` rejects with in
- * a fresh vm context, once per process, which the first streamed answer would otherwise pay
- * (~5 ms). Builds no client and sends nothing. Never rejects: a missing or broken SDK is left for
- * the first call to report.
+ * their headers with `HttpHeaders` and `httpFetch` answers `HttpResponse`s (fetch-classes.ts),
+ * whose streamed bodies the SDKs iterate without releasing a reader. Builds no client and sends
+ * nothing. Never rejects: a missing or broken SDK is left for the first call to report.
  */
 export async function preloadWireSdk(apiMode: ApiMode): Promise<void> {
-  new ReadableStream().getReader().releaseLock();
   try {
     await (apiMode === "anthropic_messages" ? import("@anthropic-ai/sdk") : import("openai"));
   } catch {
