@@ -8,6 +8,8 @@
  * The agent runs with every toolset available (`test/support/full-toolset.ts`). The budget's base
  * is the bare-Node initialize floor (`bare-initialize.mjs`, interleaved run by run) plus the
  * scripted model's own time for that prompt (request arrival to its answer handed to the socket).
+ * The dependency floor (`dependency-floor-agent.mjs`, interleaved too) runs the same exchange with
+ * only the libraries loaded and no agent work: what no agent on these libraries can go below.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -15,6 +17,7 @@ import { BUILT_BINARY } from "../test/support/acp-client.js";
 import { startFakeLlm, type FakeLlm } from "../test/support/fake-llm.js";
 import { fullToolsetConfig } from "../test/support/full-toolset.js";
 import { createTempHome } from "../test/support/temp-home.js";
+import { buildDependencyFloor, FLOOR_AGENT } from "./dependency-floor.js";
 import { BARE_SCRIPT, INITIALIZE_LINE, timeToInitialize } from "./startup.js";
 
 export interface ColdAnswer {
@@ -33,6 +36,8 @@ export interface ColdAnswer {
 export interface ColdAnswerSamples {
   bare: number[];
   cold: ColdAnswer[];
+  /** The same runs against the dependency floor (dependency-floor-agent.mjs). */
+  floor: ColdAnswer[];
 }
 
 interface Frame {
@@ -43,12 +48,13 @@ interface Frame {
   params?: { update?: { sessionUpdate?: string } };
 }
 
-/** One cold run against a fresh process; waits for the turn to end and the process to exit. */
-export async function coldFirstAnswer(env: NodeJS.ProcessEnv, llm: FakeLlm, cwd: string): Promise<ColdAnswer> {
+/** One cold run against a fresh process (hermes, or `command`); waits for the turn to end and the process to exit. */
+export async function coldFirstAnswer(env: NodeJS.ProcessEnv, llm: FakeLlm, cwd: string, command: readonly string[] = [process.execPath, BUILT_BINARY, "acp"]): Promise<ColdAnswer> {
   llm.push({ text: "Hello." });
   const before = llm.requests.length;
   const started = performance.now();
-  const child = spawn(process.execPath, [BUILT_BINARY, "acp"], { env, stdio: ["pipe", "pipe", "ignore"] });
+  const [file, ...args] = command as [string, ...string[]];
+  const child = spawn(file, args, { env, stdio: ["pipe", "pipe", "ignore"] });
   child.stdin.write(INITIALIZE_LINE);
   const exited = once(child, "exit");
   const send = (frame: Record<string, unknown>): void => {
@@ -122,7 +128,10 @@ export async function coldFirstAnswer(env: NodeJS.ProcessEnv, llm: FakeLlm, cwd:
   };
 }
 
-/** `runs` cold runs interleaved with the bare floor (alternating which goes first), after one untimed warm-up of each. */
+/**
+ * `runs` cold runs interleaved with the bare floor and the dependency floor (the order rotating run
+ * by run), after one untimed warm-up of each.
+ */
 export async function measureColdAnswer(runs: number): Promise<ColdAnswerSamples> {
   const llm = await startFakeLlm();
   const home = createTempHome({ baseUrl: llm.baseUrl });
@@ -130,20 +139,23 @@ export async function measureColdAnswer(runs: number): Promise<ColdAnswerSamples
   try {
     const env = home.env();
     const bareCommand = [process.execPath, BARE_SCRIPT];
-    await timeToInitialize(bareCommand, env);
-    await coldFirstAnswer(env, llm, home.workspace);
+    const floorCommand = [process.execPath, FLOOR_AGENT, await buildDependencyFloor()];
+    const floorEnv = { ...env, FLOOR_BASE_URL: llm.baseUrl };
     const bare: number[] = [];
     const cold: ColdAnswer[] = [];
+    const floor: ColdAnswer[] = [];
+    const measures = [
+      async () => bare.push(await timeToInitialize(bareCommand, env)),
+      async () => cold.push(await coldFirstAnswer(env, llm, home.workspace)),
+      async () => floor.push(await coldFirstAnswer(floorEnv, llm, home.workspace, floorCommand)),
+    ];
+    await timeToInitialize(bareCommand, env);
+    await coldFirstAnswer(env, llm, home.workspace);
+    await coldFirstAnswer(floorEnv, llm, home.workspace, floorCommand);
     for (let run = 0; run < runs; run += 1) {
-      if (run % 2 === 0) {
-        bare.push(await timeToInitialize(bareCommand, env));
-        cold.push(await coldFirstAnswer(env, llm, home.workspace));
-      } else {
-        cold.push(await coldFirstAnswer(env, llm, home.workspace));
-        bare.push(await timeToInitialize(bareCommand, env));
-      }
+      for (let step = 0; step < measures.length; step += 1) await measures[(run + step) % measures.length]?.();
     }
-    return { bare, cold };
+    return { bare, cold, floor };
   } finally {
     await llm.close();
     home.cleanup();

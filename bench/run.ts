@@ -117,7 +117,7 @@ async function startupRows(runs: number): Promise<Row[]> {
 }
 
 async function coldAnswerRows(runs: number): Promise<Row[]> {
-  const { bare, cold } = await measureColdAnswer(runs);
+  const { bare, cold, floor: dependencyFloor } = await measureColdAnswer(runs);
   const total = summarize(cold.map((sample) => sample.totalMs));
   const floor = median(bare);
   const model = median(cold.map((sample) => sample.modelMs));
@@ -134,6 +134,16 @@ async function coldAnswerRows(runs: number): Promise<Row[]> {
       "x",
       `bare initialize median ${ms(floor)} (${bare.length} interleaved runs) + scripted model median ${ms(model)} = ${ms(floor + model)}`,
       BUDGETS.coldAnswerRatio,
+    ),
+    measured(
+      "cold-answer-floor",
+      "cold first answer, dependency floor (libraries only, no agent work)",
+      summarize(dependencyFloor.map((sample) => sample.totalMs)).median,
+      "ms",
+      `median of ${dependencyFloor.length} interleaved runs of bench/dependency-floor-agent.mjs; ratio to bare initialize + model ` +
+        `${(median(dependencyFloor.map((sample) => sample.totalMs)) / (floor + model)).toFixed(2)}×; parts (medians): initialize ` +
+        `${ms(median(dependencyFloor.map((s) => s.initializeMs)))}, session/new (the ACP SDK, zod, yaml and openai evaluated from one code-cached bundle, a SQLite open) ` +
+        `${ms(median(dependencyFloor.map((s) => s.sessionNewMs)))}, prompt → first chunk ${ms(median(dependencyFloor.map((s) => s.promptMs)))}`,
     ),
   ];
 }
