@@ -52,6 +52,33 @@ async function normalAnswer(line: string): Promise<unknown> {
   return JSON.parse(answer);
 }
 
+/**
+ * `text` written as the client's input, its first line answered early (`respond`) and the rest
+ * served by `serveAcp` over `source`: every frame written until `count` have come, then the input ends.
+ */
+async function serveAfterEarly(source: Runtime | RuntimeLoader, text: string, count: number): Promise<Array<{ id?: unknown; result?: unknown; error?: { message: string } }>> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const lines: string[] = [];
+  let pending = "";
+  output.on("data", (chunk: Buffer) => {
+    const parts = (pending + chunk.toString("utf8")).split("\n");
+    pending = parts.pop() ?? "";
+    lines.push(...parts);
+  });
+  const started = answerInitializeEarly(input, output, respond);
+  input.write(text);
+  const early = await started;
+  const served = serveAcp(source, early.input, output, { setupLaunch: SETUP, early });
+  await new Promise<void>((resolve) => {
+    const poll = (): void => (lines.length >= count ? resolve() : void setTimeout(poll, 5));
+    poll();
+  });
+  input.end();
+  await served;
+  return lines.map((line) => JSON.parse(line) as { id?: unknown; result?: unknown; error?: { message: string } });
+}
+
 describe("earlyInitialize: which first lines are answered before the SDK loads", () => {
   it("takes a plain initialize, with LF or CRLF, string or integer id", () => {
     const params = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true } } };
@@ -246,21 +273,7 @@ describe("answerInitializeEarly", () => {
   });
 
   it("composed with serveAcp: a rejected frame reusing the answered id keeps its error, and the SDK's answer alone is dropped", async () => {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let text = "";
-    output.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
-    const started = answerInitializeEarly(input, output, respond);
-    input.write(`${plain}{"id":7,oops\n${next}`);
-    const early = await started;
-    const served = serveAcp(runtime, early.input, output, { setupLaunch: SETUP, early });
-    await new Promise<void>((resolve) => {
-      const poll = (): void => (text.split("\n").length > 3 ? resolve() : void setTimeout(poll, 5));
-      poll();
-    });
-    input.end();
-    await served;
-    const frames = text.trim().split("\n").map((line) => JSON.parse(line) as { id?: unknown; result?: unknown; error?: { message: string } });
+    const frames = await serveAfterEarly(runtime, `${plain}{"id":7,oops\n${next}`, 3);
     expect(frames.filter((one) => one.id === 7).map((one) => (one.error ? one.error.message : "result"))).toEqual(["result", "Parse error"]);
     expect(frames.filter((one) => one.id === 8)).toHaveLength(1);
   });
@@ -274,56 +287,17 @@ describe("answerInitializeEarly", () => {
       }
     }
     const loader = new CountingLoader({ home: home.home, env: home.env() });
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const lines: string[] = [];
-    let text = "";
-    output.on("data", (chunk: Buffer) => {
-      text += chunk.toString("utf8");
-      const parts = text.split("\n");
-      text = parts.pop() ?? "";
-      lines.push(...parts);
-    });
-    const started = answerInitializeEarly(input, output, respond);
-    input.write(plain + initialize(9, { protocolVersion: 1, clientCapabilities: { auth: { terminal: true } } }));
-    const early = await started;
-    const served = serveAcp(loader, early.input, output, { setupLaunch: SETUP, early });
-    await new Promise<void>((resolve) => {
-      const poll = (): void => (lines.length >= 2 ? resolve() : void setTimeout(poll, 5));
-      poll();
-    });
-    input.end();
-    await served;
+    const again = initialize(9, { protocolVersion: 1, clientCapabilities: { auth: { terminal: true } } });
+    const frames = (await serveAfterEarly(loader, plain + again, 2)) as Array<{ id?: unknown; result?: { authMethods?: unknown } }>;
     loader.loaded()?.directory.close();
-    const frames = lines.map((line) => JSON.parse(line) as { id?: unknown; result?: { authMethods?: unknown } });
     expect(frames.map((one) => one.id)).toEqual([7, 9]);
     expect(loader.detections).toBe(1);
     expect(frames[1]?.result?.authMethods).toEqual(frames[0]?.result?.authMethods);
-    expect(frames[1]).toEqual({ ...(await normalAnswer(initialize(9, { protocolVersion: 1, clientCapabilities: { auth: { terminal: true } } }))) as object });
+    expect(frames[1]).toEqual(await normalAnswer(again));
   });
 
   it("composed with serveAcp: one answer per request, the early one first, and the session goes on", async () => {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const lines: string[] = [];
-    let text = "";
-    output.on("data", (chunk: Buffer) => {
-      text += chunk.toString("utf8");
-      const parts = text.split("\n");
-      text = parts.pop() ?? "";
-      lines.push(...parts);
-    });
-    const started = answerInitializeEarly(input, output, respond);
-    input.write(plain + next);
-    const early = await started;
-    const served = serveAcp(runtime, early.input, output, { setupLaunch: SETUP, early });
-    await new Promise<void>((resolve) => {
-      const poll = (): void => (lines.length >= 2 ? resolve() : void setTimeout(poll, 5));
-      poll();
-    });
-    input.end();
-    await served;
-    const frames = lines.map((line) => JSON.parse(line) as { id?: unknown; result?: unknown });
+    const frames = await serveAfterEarly(runtime, plain + next, 2);
     expect(frames.map((one) => one.id)).toEqual([7, 8]);
     expect(frames[0]).toEqual(await normalAnswer(plain));
     expect(frames[1]).toMatchObject({ id: 8, result: { sessions: [] } });
