@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { runInFreshProcess } from "../../test/support/fresh-process.js";
 import { describe, expect, it } from "vitest";
 import { HttpHeaders, HttpResponse, SdkFormData } from "./fetch-classes.js";
 
@@ -279,8 +279,6 @@ describe("SdkFormData", () => {
       "const plain = ({ model: 'm', messages: [] }) instanceof SdkFormData;",
       "console.log(JSON.stringify({ plain, headers: [...headers], undici: process.moduleLoadList.some((m) => m.includes('undici')) }));",
     ].join("\n");
-    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: process.cwd(), encoding: "utf8" });
-    expect(run.stderr).toBe("");
-    expect(JSON.parse(run.stdout)).toEqual({ plain: false, headers: [["authorization", "Bearer x"]], undici: false });
+    expect(runInFreshProcess(script)).toEqual({ plain: false, headers: [["authorization", "Bearer x"]], undici: false });
   });
 });

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
+import { runInFreshProcess } from "../../test/support/fresh-process.js";
 import { httpFetch } from "./http-fetch.js";
 
 interface Seen {
@@ -127,9 +128,7 @@ describe("httpFetch", () => {
       "server.close();",
       "console.log(JSON.stringify({ text, first, claude, contexts }));",
     ].join("\n");
-    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: process.cwd(), encoding: "utf8" });
-    expect(run.stderr).toBe("");
-    expect(JSON.parse(run.stdout)).toEqual({ text: "one two three", first: "one ", claude: "hi", contexts: 0 });
+    expect(runInFreshProcess(script)).toEqual({ text: "one two three", first: "one ", claude: "hi", contexts: 0 });
   });
 
   it.each([

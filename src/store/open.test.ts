@@ -1,8 +1,8 @@
-import { spawnSync } from "node:child_process";
 import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runInFreshProcess } from "../../test/support/fresh-process.js";
 import { HermesError } from "../shared/errors.js";
 import { migrate, MIGRATIONS, SCHEMA_VERSION, type Migration } from "./migrations.js";
 import { openStateDb } from "./open.js";
@@ -275,9 +275,7 @@ describe("StateStore laziness", () => {
       store.listSessions();
       console.log(JSON.stringify({ before, after: loaded() }));
       store.close();`;
-    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });
-    expect(child.stderr).toBe("");
-    expect(JSON.parse(child.stdout.trim())).toEqual({ before: false, after: true });
+    expect(runInFreshProcess(script)).toEqual({ before: false, after: true });
   });
 
   it("turns an open failure into HermesError on each call, and retries", () => {

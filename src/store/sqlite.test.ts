@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { runInFreshProcess } from "../../test/support/fresh-process.js";
 import { describe, expect, it } from "vitest";
 
 describe("loadSqlite", () => {
@@ -28,8 +28,6 @@ describe("loadSqlite", () => {
       "const loaded = Object.keys(createRequire(import.meta.url).cache);",
       "console.log(JSON.stringify({ value, readonly, refused, missing, bindings: loaded.some((file) => file.includes('/node_modules/bindings/')), addon: loaded.some((file) => file.endsWith('better_sqlite3.node')) }));",
     ].join("\n");
-    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: process.cwd(), encoding: "utf8" });
-    expect(run.stderr).toBe("");
-    expect(JSON.parse(run.stdout)).toEqual({ value: 42, readonly: true, refused: "SQLITE_READONLY", missing: "SqliteError", bindings: false, addon: true });
+    expect(runInFreshProcess(script)).toEqual({ value: 42, readonly: true, refused: "SQLITE_READONLY", missing: "SqliteError", bindings: false, addon: true });
   });
 });
