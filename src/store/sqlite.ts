@@ -63,19 +63,34 @@ let driver: DatabaseConstructor | undefined;
 
 /**
  * The `better-sqlite3` constructor, loaded on first call (its JavaScript; the native addon loads
- * when the first database opens). Throws if the package is missing. Where the addon is in the
- * package's own build folder (where its install puts it), every open names that file: the
- * `bindings` search it replaces tries a dozen paths on the first open (~2–5 ms here). Elsewhere
- * the driver finds its addon itself.
+ * when the first database opens). Throws if the package is missing. Where the addon `bindings`
+ * would find is the install's own `build/Release` file (`releaseAddon`), every open names that
+ * file, skipping the search of a dozen paths on the first open (~2–5 ms here); anywhere else the
+ * driver searches as it always does. Either way every thread loads the same file (the integrity
+ * check's worker requires the driver and searches): two SQLite copies in one process can drop each
+ * other's file locks.
  */
 export function loadSqlite(): DatabaseConstructor {
   if (driver) return driver;
   const require = createRequire(import.meta.url);
   const Sqlite = require("better-sqlite3") as DatabaseConstructor;
   // The package's entry is lib/index.js.
-  const addon = join(dirname(require.resolve("better-sqlite3")), "..", "build", "Release", "better_sqlite3.node");
-  driver = existsSync(addon) ? openingWith(Sqlite, addon) : Sqlite;
+  const addon = releaseAddon(join(dirname(require.resolve("better-sqlite3")), ".."));
+  driver = addon ? openingWith(Sqlite, addon) : Sqlite;
   return driver;
+}
+
+const ADDON = "better_sqlite3.node";
+
+/**
+ * `<packageRoot>/build/Release/better_sqlite3.node` when it exists and neither file `bindings`
+ * tries before it does (`build/better_sqlite3.node`, `build/Debug/better_sqlite3.node`), so it is
+ * the file `bindings` would load; else undefined.
+ */
+export function releaseAddon(packageRoot: string): string | undefined {
+  if (existsSync(join(packageRoot, "build", ADDON)) || existsSync(join(packageRoot, "build", "Debug", ADDON))) return undefined;
+  const release = join(packageRoot, "build", "Release", ADDON);
+  return existsSync(release) ? release : undefined;
 }
 
 /** `Sqlite`, every open given `nativeBinding` (unless the caller gave one). */
