@@ -75,9 +75,13 @@ export function launch(bin) {
   const run = (launch) => bundleRequire("./hermes.cjs").start(bin, { initializeCache: cache, ...launch });
   // The environment as this process got it, before the bundle loads $HERMES_HOME/.env into it.
   const env = { ...process.env };
-  const cache = servesAcp(bin, process.argv.slice(2)) ? openInitializeCache({ build: BUILD_ID, launch: [process.execPath, process.argv[1] ?? "", bin], env }) : undefined;
-  if (cache?.armed) answerFromCache(cache, run);
-  else run({});
+  const serves = servesAcp(bin, process.argv.slice(2));
+  // Held from before the cache is read, so that no signal from here on ends the process before
+  // the server has decided its exit (one arriving while the cache was read once did).
+  const hold = serves ? holdSignals() : undefined;
+  const cache = serves ? openInitializeCache({ build: BUILD_ID, launch: [process.execPath, process.argv[1] ?? "", bin], env }) : undefined;
+  if (cache?.armed && hold) answerFromCache(cache, run, hold);
+  else run(hold ? { signals: hold.signals } : {});
 }
 
 /** The signals the ACP server handles (src/cli/acp-command.ts). */
@@ -90,29 +94,46 @@ function servesAcp(bin, args) {
 }
 
 /**
+ * From now on SIGTERM, SIGINT and SIGHUP are held instead of ending the process, until the bundle
+ * has its own handlers: `signals.release()` stops holding and answers the first one held, which
+ * the server then handles as if just received (it decides the exit). `onFirst(callback)` runs
+ * `callback` at the first signal held (at once if one already was).
+ */
+function holdSignals() {
+  let held;
+  let whenHeld = () => undefined;
+  const onSignal = (signal) => {
+    if (held !== undefined) return;
+    held = signal;
+    whenHeld();
+  };
+  for (const signal of SIGNALS) process.on(signal, onSignal);
+  return {
+    signals: {
+      release() {
+        for (const signal of SIGNALS) process.off(signal, onSignal);
+        return held;
+      },
+    },
+    onFirst(callback) {
+      whenHeld = callback;
+      if (held !== undefined) callback();
+    },
+  };
+}
+
+/**
  * Reads stdin up to its first line end; when the cache answers that line, writes the answer and
  * runs the bundle told which request it answered, else runs it as usual. Either way stdin is
  * handed on paused, with every byte read put back in front (or, when the input already ended, as
- * a stream of those bytes). From the wait on, SIGTERM, SIGINT and SIGHUP are held until the bundle
- * has its own handlers (`signals.release()`), which then get the first one held: the server
- * decides the exit, as when no cache answered.
+ * a stream of those bytes). A signal held meanwhile (`hold`) stops the wait: the bundle runs, and
+ * its server handles that signal once its handlers are in place.
  */
-function answerFromCache(cache, run) {
+function answerFromCache(cache, run, hold) {
   const stdin = process.stdin;
   const chunks = [];
   let length = 0;
   let done = false;
-  let held;
-  const onSignal = (signal) => {
-    held ??= signal;
-    finish("line");
-  };
-  const signals = {
-    release() {
-      for (const signal of SIGNALS) process.off(signal, onSignal);
-      return held;
-    },
-  };
   const early = {};
   const finish = (how, answered) => {
     if (done) return;
@@ -127,7 +148,7 @@ function answerFromCache(cache, run) {
       if (length > 0) stdin.unshift(consumed);
     }
     if (answered !== undefined) early.answered = answered;
-    run({ early, signals });
+    run({ early, signals: hold.signals });
   };
   const onData = (chunk) => {
     const newline = chunk.indexOf(0x0a);
@@ -150,7 +171,7 @@ function answerFromCache(cache, run) {
   };
   const onEnd = () => finish("end");
   const onError = () => finish("error");
-  for (const signal of SIGNALS) process.on(signal, onSignal);
+  hold.onFirst(() => finish("line"));
   stdin.on("error", onError);
   stdin.on("end", onEnd);
   stdin.on("data", onData);

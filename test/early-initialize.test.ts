@@ -242,6 +242,19 @@ describe("the first initialize of the built binary", () => {
     expect(broken.answer).toMatchObject({ id: null, error: { message: "Parse error" } });
   });
 
+  it("exits on SIGTERM that comes while a first start loads (no cache yet), as the server does", async () => {
+    const { home, root } = await setup();
+    const agent = start(root, home.env(), "signal-first");
+    // The launcher reads config.yaml for the cache's key before the bundle loads.
+    await new Promise<void>((resolve) => {
+      const check = (): void => (agent.reads().includes("config.yaml") ? resolve() : void setTimeout(check, 2));
+      check();
+    });
+    agent.child.kill("SIGTERM");
+    const [code] = (await once(agent.child, "exit")) as [number | null];
+    expect(code).toBe(143);
+  });
+
   it("exits on SIGTERM while it waits for the first line, as the server does", async () => {
     const { home, root } = await setup();
     const env = home.env();

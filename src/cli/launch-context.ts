@@ -9,9 +9,10 @@ export interface LaunchContext {
   /** Present when the launcher read stdin's first line before starting the bundle. */
   early?: LauncherEarly;
   /**
-   * Present when the launcher holds SIGTERM, SIGINT and SIGHUP (from its wait for the first line
-   * on). `release()` stops holding them and returns the first one it held, if any: call it once
-   * the server's own handlers are installed, and handle what it returns as if just received.
+   * Present when this command line serves ACP: the launcher holds SIGTERM, SIGINT and SIGHUP from
+   * before it reads its cache. `release()` stops holding them and returns the first one it held,
+   * if any: call it once the server's own handlers are installed, and handle what it returns as
+   * if just received.
    */
   signals?: { release(): NodeJS.Signals | undefined };
 }
