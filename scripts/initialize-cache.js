@@ -89,13 +89,15 @@ function isRecord(value) {
 /**
  * The cache for this process. `context`: `build` (this build's id), `launch` (the command line
  * that started it, which the terminal-auth answer names), `env` (the environment as the process
- * got it, before $HERMES_HOME/.env is loaded). Never throws.
+ * got it, before $HERMES_HOME/.env is loaded), and optionally `inputsRead`, called once
+ * config.yaml and .env have been read and before the cache file is. Never throws.
  */
 export function openInitializeCache(context) {
   const home = launcherHome(context.env);
   const file = cacheFile(home);
   // As read before any bundle file runs: what `store` checks the files against.
   const files = readFiles(home);
+  context.inputsRead?.();
   let cached;
   try {
     // A regular file of a sane size only: a FIFO or device here must not block or flood start-up.

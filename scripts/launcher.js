@@ -75,11 +75,13 @@ export function launch(bin) {
   const run = (launch) => bundleRequire("./hermes.cjs").start(bin, { initializeCache: cache, ...launch });
   // The environment as this process got it, before the bundle loads $HERMES_HOME/.env into it.
   const env = { ...process.env };
-  const serves = servesAcp(bin, process.argv.slice(2));
-  // Held from before the cache is read, so that no signal from here on ends the process before
-  // the server has decided its exit (one arriving while the cache was read once did).
-  const hold = serves ? holdSignals() : undefined;
-  const cache = serves ? openInitializeCache({ build: BUILD_ID, launch: [process.execPath, process.argv[1] ?? "", bin], env }) : undefined;
+  // Signals are held from before the cache file is read, so that none from there on ends the
+  // process before the server has decided its exit (one arriving just after that read once did);
+  // not during the reads of config.yaml and .env, so that one blocking (a FIFO) can still be ended.
+  let hold;
+  const cache = servesAcp(bin, process.argv.slice(2))
+    ? openInitializeCache({ build: BUILD_ID, launch: [process.execPath, process.argv[1] ?? "", bin], env, inputsRead: () => (hold = holdSignals()) })
+    : undefined;
   if (cache?.armed && hold) answerFromCache(cache, run, hold);
   else run(hold ? { signals: hold.signals } : {});
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -245,14 +245,28 @@ describe("the first initialize of the built binary", () => {
   it("exits on SIGTERM that comes while a first start loads (no cache yet), as the server does", async () => {
     const { home, root } = await setup();
     const agent = start(root, home.env(), "signal-first");
-    // The launcher reads config.yaml for the cache's key before the bundle loads.
+    // The bundle's first file is read once the launcher has looked for its cache.
     await new Promise<void>((resolve) => {
-      const check = (): void => (agent.reads().includes("config.yaml") ? resolve() : void setTimeout(check, 2));
+      const check = (): void => (agent.reads().includes("hermes.cjs") ? resolve() : void setTimeout(check, 2));
       check();
     });
     agent.child.kill("SIGTERM");
     const [code] = (await once(agent.child, "exit")) as [number | null];
     expect(code).toBe(143);
+  });
+
+  it("still ends on SIGTERM while a config.yaml that is a FIFO blocks the launcher's read", async () => {
+    const { home, root } = await setup();
+    rmSync(join(home.home, "config.yaml"));
+    execFileSync("mkfifo", [join(home.home, "config.yaml")]);
+    const agent = start(root, home.env(), "fifo");
+    await new Promise<void>((resolve) => {
+      const check = (): void => (agent.reads().includes("config.yaml") ? resolve() : void setTimeout(check, 2));
+      check();
+    });
+    agent.child.kill("SIGTERM");
+    const [code, signal] = (await once(agent.child, "exit")) as [number | null, NodeJS.Signals | null];
+    expect(code === 143 || signal === "SIGTERM").toBe(true);
   });
 
   it("exits on SIGTERM while it waits for the first line, as the server does", async () => {

@@ -10,7 +10,7 @@ export interface LaunchContext {
   early?: LauncherEarly;
   /**
    * Present when this command line serves ACP: the launcher holds SIGTERM, SIGINT and SIGHUP from
-   * before it reads its cache. `release()` stops holding them and returns the first one it held,
+   * before it reads its cache file (after config.yaml and .env). `release()` stops holding them and returns the first one it held,
    * if any: call it once the server's own handlers are installed, and handle what it returns as
    * if just received.
    */
