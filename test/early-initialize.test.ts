@@ -90,6 +90,14 @@ function start(root: string, env: NodeJS.ProcessEnv, name: string): Started {
   };
 }
 
+/** Resolves once the agent's preload has recorded a read of the file named `name` (it records a read as it starts). */
+function untilRead(agent: Started, name: string): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const check = (): void => (agent.reads().includes(name) ? resolve() : void setTimeout(check, 2));
+    check();
+  });
+}
+
 /** The first answer of a process given `input`, after which it is closed. */
 async function firstAnswer(root: string, env: NodeJS.ProcessEnv, name: string, input: string): Promise<{ answer: Frame; reads: string[] }> {
   const agent = start(root, env, name);
@@ -246,10 +254,7 @@ describe("the first initialize of the built binary", () => {
     const { home, root } = await setup();
     const agent = start(root, home.env(), "signal-first");
     // The bundle's first file is read once the launcher has looked for its cache.
-    await new Promise<void>((resolve) => {
-      const check = (): void => (agent.reads().includes("hermes.cjs") ? resolve() : void setTimeout(check, 2));
-      check();
-    });
+    await untilRead(agent, "hermes.cjs");
     agent.child.kill("SIGTERM");
     const [code] = (await once(agent.child, "exit")) as [number | null];
     expect(code).toBe(143);
@@ -260,10 +265,7 @@ describe("the first initialize of the built binary", () => {
     rmSync(join(home.home, "config.yaml"));
     execFileSync("mkfifo", [join(home.home, "config.yaml")]);
     const agent = start(root, home.env(), "fifo");
-    await new Promise<void>((resolve) => {
-      const check = (): void => (agent.reads().includes("config.yaml") ? resolve() : void setTimeout(check, 2));
-      check();
-    });
+    await untilRead(agent, "config.yaml");
     agent.child.kill("SIGTERM");
     const [code, signal] = (await once(agent.child, "exit")) as [number | null, NodeJS.Signals | null];
     expect(code === 143 || signal === "SIGTERM").toBe(true);
@@ -275,10 +277,7 @@ describe("the first initialize of the built binary", () => {
     await firstAnswer(root, env, "seed", INITIALIZE());
     const agent = start(root, env, "signal");
     // The launcher is waiting on stdin once it has read the cache.
-    await new Promise<void>((resolve) => {
-      const check = (): void => (agent.reads().includes("acp-initialize.json") ? resolve() : void setTimeout(check, 10));
-      check();
-    });
+    await untilRead(agent, "acp-initialize.json");
     agent.child.kill("SIGTERM");
     const [code] = (await once(agent.child, "exit")) as [number | null];
     expect(code).toBe(143);
