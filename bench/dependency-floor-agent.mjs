@@ -1,4 +1,4 @@
-// The dependency floor of the "cold first answer" row in `npm run bench`: the least any Node agent
+// The dependency floor of the "cold first answer" and idle-RSS rows in `npm run bench`: the least any Node agent
 // built on hermes-acp's libraries does between spawn and the first chunk of a first prompt. It
 // answers `initialize` as bench/bare-initialize.mjs does (before loading anything). On
 // `session/new` it evaluates the libraries the first answer needs — the ACP SDK, zod, yaml and the

@@ -1,13 +1,16 @@
 /**
- * The dependency floor of the "cold first answer" row: `dependency-floor-agent.mjs` over the
+ * The dependency floor of the "cold first answer" and idle-RSS rows: `dependency-floor-agent.mjs` over the
  * libraries a first answer needs, bundled into one file and code-cached as hermes' own bundle is
  * (esbuild, minified; a V8 code cache written after one evaluation). Built into
  * `.bench/dependency-floor/` once per bench run from the installed packages.
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { build } from "esbuild";
+import { procStatusKb } from "./prompt.js";
 
 export const FLOOR_AGENT = resolve(import.meta.dirname, "dependency-floor-agent.mjs");
 
@@ -34,4 +37,62 @@ export async function buildDependencyFloor(): Promise<string> {
   });
   execFileSync(process.execPath, [FLOOR_AGENT, dir, "--write-cache"], { stdio: ["ignore", "ignore", "inherit"] });
   return dir;
+}
+
+export interface DependencyFloorRss {
+  /** VmRSS in kB the moment the floor agent's `session/new` answered (its libraries evaluated, SQLite open). */
+  loadedKb: number;
+  /** VmRSS in kB `settleMs` after that answer. */
+  idleKb: number;
+  /** VmRSS in kB `reducedMs` after that answer (V8's memory reducer has had its chance). */
+  reducedIdleKb: number;
+}
+
+/**
+ * The memory floor under the idle-RSS row: the floor agent's VmRSS after it has evaluated the
+ * libraries and opened SQLite (what hermes' warm-up after `initialize` loads), read at the same
+ * delays the idle-RSS row reads hermes at. `env` must carry HERMES_HOME (the floor's database goes there).
+ */
+export async function measureDependencyFloorRss(env: NodeJS.ProcessEnv, cwd: string, settleMs: number, reducedMs: number): Promise<DependencyFloorRss> {
+  const dir = await buildDependencyFloor();
+  const child = spawn(process.execPath, [FLOOR_AGENT, dir], { env, stdio: ["pipe", "pipe", "ignore"] });
+  const exited = once(child, "exit");
+  const pending = new Map<number, (frame: { result?: unknown }) => void>();
+  let text = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    text += chunk.toString("utf8");
+    for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n")) {
+      const frame = JSON.parse(text.slice(0, end)) as { id?: number; result?: unknown };
+      text = text.slice(end + 1);
+      if (frame.id !== undefined) pending.get(frame.id)?.(frame);
+    }
+  });
+  const died = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`the dependency floor agent exited (${code})`))));
+  const request = (id: number, method: string, params: object): Promise<{ result?: unknown }> => {
+    const answered = new Promise<{ result?: unknown }>((resolveFrame) => pending.set(id, resolveFrame));
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    return Promise.race([answered, died]);
+  };
+  const vmRss = (): number => {
+    const pid = child.pid;
+    if (pid === undefined) throw new Error("the dependency floor agent has no pid");
+    return procStatusKb(readFileSync(`/proc/${pid}/status`, "utf8"), pid, "VmRSS");
+  };
+  try {
+    await request(0, "initialize", { protocolVersion: 1 });
+    const opened = await request(1, "session/new", { cwd, mcpServers: [] });
+    if (opened.result === undefined) throw new Error("the dependency floor agent refused session/new");
+    const answeredAt = performance.now();
+    const loadedKb = vmRss();
+    await sleep(settleMs);
+    const idleKb = vmRss();
+    await sleep(Math.max(0, reducedMs - (performance.now() - answeredAt)));
+    return { loadedKb, idleKb, reducedIdleKb: vmRss() };
+  } finally {
+    died.catch(() => undefined);
+    child.stdin.end();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
 }

@@ -14,7 +14,9 @@
  */
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
+import { createTempHome } from "../test/support/temp-home.js";
 import { measureColdAnswer } from "./cold-answer.js";
+import { measureDependencyFloorRss } from "./dependency-floor.js";
 import { measureHeavyPrompt } from "./prompt-heavy.js";
 import { IDLE_SETTLE_MS, measurePeakRss, measurePromptOverhead, REDUCED_IDLE_MS, TYPING_PAUSE_MS } from "./prompt.js";
 import { failed, formatTable, formatValue, measured, type Budget, type Report, type Row } from "./report.js";
@@ -218,6 +220,8 @@ async function heavyPromptRows(runs: number): Promise<Row[]> {
 
 async function rssRows(): Promise<Row[]> {
   const { peakKb, currentKb, initializedKb, idleKb, reducedIdleKb } = await measurePeakRss();
+  const floorHome = createTempHome();
+  const floor = await measureDependencyFloorRss(floorHome.env(), floorHome.workspace, IDLE_SETTLE_MS, REDUCED_IDLE_MS).finally(() => floorHome.cleanup());
   const mb = (kb: number): string => `${(kb / 1024).toFixed(1)} MB`;
   return [
     measured("peak-rss", "peak RSS after 1 session + 1 prompt", peakKb / 1024, "MB", `every toolset enabled; VmHWM ${peakKb} kB, VmRSS ${currentKb} kB (MB here = 1024 kB)`, BUDGETS.peakRss),
@@ -229,6 +233,15 @@ async function rssRows(): Promise<Row[]> {
       `VmRSS ${IDLE_SETTLE_MS} ms after initialize answered, every toolset enabled, no session yet; ${mb(initializedKb)} the moment it answered, ` +
         `${mb(reducedIdleKb)} ${REDUCED_IDLE_MS / 1000} s after it (V8's memory reducer has run)`,
       BUDGETS.idleRss,
+    ),
+    measured(
+      "idle-rss-floor",
+      "RSS idle, dependency floor (libraries loaded, no agent work)",
+      floor.idleKb / 1024,
+      "MB",
+      `VmRSS of bench/dependency-floor-agent.mjs ${IDLE_SETTLE_MS} ms after its session/new evaluated the ACP SDK, zod, yaml and openai and opened SQLite ` +
+        `(what hermes' warm-up loads); ${mb(floor.loadedKb)} the moment it answered, ${mb(floor.reducedIdleKb)} ${REDUCED_IDLE_MS / 1000} s after it; ` +
+        `hermes idle − floor ${mb(idleKb - floor.idleKb)}`,
     ),
   ];
 }
