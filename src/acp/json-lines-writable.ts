@@ -151,6 +151,18 @@ export function withoutFirstResponse(messages: WritableStream<AnyMessage>, id: s
   );
 }
 
+/** `messages` with `seen` told of every message before it is written (it must not throw); closing it closes `messages`. */
+export function watchingOutput(messages: WritableStream<AnyMessage>, seen: (message: AnyMessage) => void): WritableStream<AnyMessage> {
+  const writer = messages.getWriter();
+  return messageSink(
+    (message) => {
+      seen(message);
+      return writer.write(message);
+    },
+    () => writer.close(),
+  );
+}
+
 /** The ordered output: JSON-RPC messages, each written as one line. */
 export interface JsonLinesOutput {
   messages: WritableStream<AnyMessage>;

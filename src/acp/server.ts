@@ -5,7 +5,8 @@ import { log } from "../shared/logger.js";
 import { createAgentApp, type AgentAppOptions } from "./agent-app.js";
 import type { EarlyStart } from "./early-initialize.js";
 import { readFrames } from "./frame-reader.js";
-import { jsonLinesWritable, withoutFirstResponse } from "./json-lines-writable.js";
+import { answeredBeforeEnd, RequestsInFlight } from "./input-drain.js";
+import { jsonLinesWritable, watchingOutput, withoutFirstResponse } from "./json-lines-writable.js";
 
 /** How serving ended without an error: the client closed the input, or `signal` stopped it. */
 export type ServeEnd = "eof" | "stopped";
@@ -20,6 +21,9 @@ export type ServeEnd = "eof" | "stopped";
  * requests after it reach the connection once it has answered that `initialize` (the SDK rejects
  * any request that arrives while its `initialize` is still being answered; a client that got the
  * early answer may already have sent its next ones).
+ *
+ * At the end of input, running turns are cancelled (the client has gone) and the requests already
+ * read are answered before the connection closes (input-drain.ts).
  *
  * Resolves "eof" once the client closed `input`, or "stopped" once `signal` aborted, in both
  * cases after every live session was closed (turns cancelled, their processes stopped) and the
@@ -42,10 +46,13 @@ export async function serveAcp(
   const incoming = readFrames(Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>, (response) =>
     writer.write(response).catch(() => undefined),
   );
-  const readable = answered === undefined ? incoming.messages : afterFirst(incoming.messages, replayAnswered);
-  const writable = answered === undefined ? out.messages : withoutFirstResponse(out.messages, answered, skipped);
+  const inFlight = new RequestsInFlight();
+  const readable = answeredBeforeEnd(answered === undefined ? incoming.messages : afterFirst(incoming.messages, replayAnswered), inFlight, () => sessions.cancelAll());
+  const writable = watchingOutput(answered === undefined ? out.messages : withoutFirstResponse(out.messages, answered, skipped), (message) => inFlight.answered(message));
   const connection = app.connect({ readable, writable });
   void connection.closed.then(skipped, skipped);
+  const released = (): void => inFlight.release();
+  void connection.closed.then(released, released);
   let failure: unknown;
   const onOutputError = (error: Error): void => {
     failure ??= error;

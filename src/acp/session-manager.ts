@@ -296,6 +296,11 @@ export class SessionManager {
     return true;
   }
 
+  /** Cancels every running turn; the sessions stay live (the input has ended, answers are still going out). Never throws. */
+  cancelAll(): void {
+    for (const live of this.sessions.values()) live.cancel();
+  }
+
   /** Cancels every running turn and releases every session's tools (connection closing). Never throws. */
   async closeAll(): Promise<void> {
     const all = [...this.sessions.values()];

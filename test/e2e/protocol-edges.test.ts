@@ -227,3 +227,83 @@ describe("a cancel in the same write as its prompt", () => {
     expect(answer.result?.stopReason).toBe("cancelled");
   });
 });
+
+/** The built binary fed `text`; `next` (given each stdout frame) may write more; stdin ends once `next` says so. Answers every frame and the exit code. */
+async function untilInputEnds(text: string, next: (frame: AnswerFrame, write: (more: string) => void) => boolean = () => true): Promise<{ frames: AnswerFrame[]; code: number | null }> {
+  const child = spawn(process.execPath, [BUILT_BINARY, "acp"], { env: suite.home.env(), stdio: ["pipe", "pipe", "ignore"] });
+  const frames: AnswerFrame[] = [];
+  let buffered = "";
+  let ended = false;
+  const exit = once(child, "exit");
+  const write = (more: string): void => void child.stdin.write(more);
+  const end = (): void => {
+    if (!ended) child.stdin.end();
+    ended = true;
+  };
+  try {
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      buffered += chunk;
+      for (let at = buffered.indexOf("\n"); at >= 0; at = buffered.indexOf("\n")) {
+        const frame = JSON.parse(buffered.slice(0, at)) as AnswerFrame;
+        buffered = buffered.slice(at + 1);
+        frames.push(frame);
+        if (!ended && next(frame, write)) end();
+      }
+    });
+    write(text);
+    if (next({}, write)) end();
+    const [code] = (await exit) as [number | null];
+    return { frames, code };
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+}
+
+interface AnswerFrame {
+  id?: unknown;
+  method?: string;
+  result?: { sessionId?: string; stopReason?: string; protocolVersion?: number };
+  error?: { code: number; message: string };
+}
+
+const line = (frame: Record<string, unknown>, newline = true): string => `${JSON.stringify({ jsonrpc: "2.0", ...frame })}${newline ? "\n" : ""}`;
+const initializeLine = (newline = true): string => line({ id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } }, newline);
+
+describe("the end of input", () => {
+  it("answers a last request that has no newline, on a first start and from the initialize cache", async () => {
+    for (let start = 0; start < 3; start += 1) {
+      const { frames, code } = await untilInputEnds(initializeLine(false));
+      expect(code).toBe(0);
+      expect(frames.map((frame) => [frame.id, frame.result?.protocolVersion])).toEqual([[0, 1]]);
+    }
+    const { frames, code } = await untilInputEnds(initializeLine() + line({ id: 1, method: "session/new", params: { cwd: suite.home.workspace, mcpServers: [] } }, false));
+    expect(code).toBe(0);
+    expect(frames.find((frame) => frame.id === 1)?.result?.sessionId).toBeTruthy();
+  });
+
+  it("answers every request already read before it exits, whatever it is", async () => {
+    const requests = [
+      line({ id: 1, method: "session/new", params: { cwd: suite.home.workspace, mcpServers: [] } }),
+      line({ id: 2, method: "session/list", params: {} }),
+      line({ id: 3, method: "session/load", params: { sessionId: "no-such-session", cwd: suite.home.workspace, mcpServers: [] } }),
+      line({ id: 4, method: "no/such/method", params: {} }),
+    ];
+    const { frames, code } = await untilInputEnds(initializeLine() + requests.join(""));
+    expect(code).toBe(0);
+    expect(frames.map((frame) => frame.id).sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(frames.find((frame) => frame.id === 3)?.error?.code).toBe(-32002);
+    expect(frames.find((frame) => frame.id === 4)?.error?.code).toBe(-32601);
+  });
+
+  it("cancels a turn still running when input ends (the client has gone), answers it cancelled and exits", async () => {
+    suite.llm.push({ text: "A long answer", chunks: ["A", " long", " answer"], stallAfterChunks: 1 });
+    const { frames, code } = await untilInputEnds(initializeLine() + line({ id: 1, method: "session/new", params: { cwd: suite.home.workspace, mcpServers: [] } }), (frame, write) => {
+      if (frame.id !== 1) return false;
+      write(line({ id: "p1", method: "session/prompt", params: { sessionId: frame.result?.sessionId, prompt: [{ type: "text", text: "start" }] } }));
+      return true;
+    });
+    expect(code).toBe(0);
+    expect(frames.find((frame) => frame.id === "p1")?.result?.stopReason).toBe("cancelled");
+  });
+});
