@@ -1,6 +1,6 @@
 import type { AnyMessage } from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
-import { answeredBeforeEnd, RequestsInFlight } from "./input-drain.js";
+import { answeredBeforeEnd, CLIENT_GONE, RequestsInFlight } from "./input-drain.js";
 
 const request = (id: string | number | null): AnyMessage => ({ jsonrpc: "2.0", id, method: "session/new", params: {} });
 const result = (id: string | number | null): AnyMessage => ({ jsonrpc: "2.0", id, result: {} });
@@ -23,7 +23,7 @@ async function readAll(stream: ReadableStream<AnyMessage>): Promise<AnyMessage[]
 }
 
 describe("RequestsInFlight", () => {
-  it("counts requests by id, a reused id once per request, and ignores notifications and responses to nothing", async () => {
+  it("counts the client's requests by id, a reused id once per request, and ignores notifications and responses to nothing", () => {
     const inFlight = new RequestsInFlight();
     inFlight.received(request(1));
     inFlight.received(request(1));
@@ -31,26 +31,37 @@ describe("RequestsInFlight", () => {
     inFlight.received({ jsonrpc: "2.0", method: "session/cancel", params: {} });
     inFlight.received(result(7));
     inFlight.answered(result(99));
-    inFlight.answered({ jsonrpc: "2.0", id: 1, method: "session/request_permission", params: {} });
     expect(inFlight.size).toBe(2);
-    let idle = false;
-    void inFlight.idle().then(() => (idle = true));
     inFlight.answered(result(1));
     inFlight.answered({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "bad" } });
-    await Promise.resolve();
-    expect(idle).toBe(false);
+    expect(inFlight.done).toBe(false);
     inFlight.answered(result(1));
-    await inFlight.idle();
     expect(inFlight.size).toBe(0);
+    expect(inFlight.done).toBe(true);
   });
 
-  it("stops waiting once released, even with requests open", async () => {
+  it("keeps the agent's requests to the client apart: a client response settles one of them, never a client request", () => {
+    const inFlight = new RequestsInFlight();
+    inFlight.received(request(0));
+    inFlight.answered({ jsonrpc: "2.0", id: 0, method: "session/request_permission", params: {} });
+    inFlight.answered({ jsonrpc: "2.0", id: 4, method: "terminal/kill", params: {} });
+    inFlight.answered({ jsonrpc: "2.0", id: 4, method: "terminal/kill", params: {} });
+    inFlight.received(result(0));
+    expect(inFlight.size).toBe(1);
+    expect(inFlight.takeAsked()).toEqual([4, 4]);
+    expect(inFlight.takeAsked()).toEqual([]);
+  });
+
+  it("wakes changed() waiters on a change and on release, after which it is done whatever is open", async () => {
     const inFlight = new RequestsInFlight();
     inFlight.received(request("a"));
-    const waited = inFlight.idle();
+    const changed = inFlight.changed();
+    inFlight.answered({ jsonrpc: "2.0", id: 9, method: "fs/read_text_file", params: {} });
+    await changed;
+    const released = inFlight.changed();
     inFlight.release();
-    await waited;
-    await inFlight.idle();
+    await released;
+    expect(inFlight.done).toBe(true);
     expect(inFlight.size).toBe(1);
   });
 });
@@ -80,6 +91,20 @@ describe("answeredBeforeEnd", () => {
     await end;
     expect(closed).toBe(true);
     expect(ends).toBe(1);
+  });
+
+  it("after the end, answers each of the agent's requests to the client with CLIENT_GONE at once, also one sent later", async () => {
+    const inFlight = new RequestsInFlight();
+    const reader = answeredBeforeEnd(source([request("p")]), inFlight, () => undefined, 60_000).getReader();
+    expect((await reader.read()).value).toEqual(request("p"));
+    inFlight.answered({ jsonrpc: "2.0", id: 0, method: "terminal/wait_for_exit", params: {} });
+    expect((await reader.read()).value).toEqual({ jsonrpc: "2.0", id: 0, error: CLIENT_GONE });
+    const later = reader.read();
+    inFlight.answered({ jsonrpc: "2.0", id: 1, method: "terminal/kill", params: {} });
+    expect((await later).value).toEqual({ jsonrpc: "2.0", id: 1, error: CLIENT_GONE });
+    const end = reader.read();
+    inFlight.answered(result("p"));
+    expect((await end).done).toBe(true);
   });
 
   it("closes after drainMs when a request is never answered", async () => {
