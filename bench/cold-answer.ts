@@ -8,8 +8,10 @@
  * The agent runs with every toolset available (`test/support/full-toolset.ts`). The budget's base
  * is the bare-Node initialize floor (`bare-initialize.mjs`, interleaved run by run) plus the
  * scripted model's own time for that prompt (request arrival to its answer handed to the socket).
- * The dependency floor (`dependency-floor-agent.mjs`, interleaved too) runs the same exchange with
- * only the libraries loaded and no agent work: what no agent on these libraries can go below.
+ * The dependency floors (dependency-floor.ts, interleaved too) run the same exchange with only the
+ * libraries loaded and no agent work: from a code cache, what no agent on these libraries can go
+ * below as hermes is launched; from a V8 start-up snapshot, what it could go down to if it were
+ * launched with `node --snapshot-blob`.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -17,7 +19,7 @@ import { BUILT_BINARY } from "../test/support/acp-client.js";
 import { startFakeLlm, type FakeLlm } from "../test/support/fake-llm.js";
 import { fullToolsetConfig } from "../test/support/full-toolset.js";
 import { createTempHome } from "../test/support/temp-home.js";
-import { buildDependencyFloor, FLOOR_AGENT } from "./dependency-floor.js";
+import { buildDependencyFloors } from "./dependency-floor.js";
 import { BARE_SCRIPT, INITIALIZE_LINE, timeToInitialize } from "./startup.js";
 
 export interface ColdAnswer {
@@ -36,8 +38,10 @@ export interface ColdAnswer {
 export interface ColdAnswerSamples {
   bare: number[];
   cold: ColdAnswer[];
-  /** The same runs against the dependency floor (dependency-floor-agent.mjs). */
+  /** The same runs against the code-cached dependency floor (dependency-floor-agent.mjs). */
   floor: ColdAnswer[];
+  /** The same runs against the snapshot dependency floor (dependency-floor-snapshot.cjs). */
+  snapshotFloor: ColdAnswer[];
 }
 
 interface Frame {
@@ -139,23 +143,26 @@ export async function measureColdAnswer(runs: number): Promise<ColdAnswerSamples
   try {
     const env = home.env();
     const bareCommand = [process.execPath, BARE_SCRIPT];
-    const floorCommand = [process.execPath, FLOOR_AGENT, await buildDependencyFloor()];
+    const floors = await buildDependencyFloors();
     const floorEnv = { ...env, FLOOR_BASE_URL: llm.baseUrl };
     const bare: number[] = [];
     const cold: ColdAnswer[] = [];
     const floor: ColdAnswer[] = [];
+    const snapshotFloor: ColdAnswer[] = [];
     const measures = [
       async () => bare.push(await timeToInitialize(bareCommand, env)),
       async () => cold.push(await coldFirstAnswer(env, llm, home.workspace)),
-      async () => floor.push(await coldFirstAnswer(floorEnv, llm, home.workspace, floorCommand)),
+      async () => floor.push(await coldFirstAnswer(floorEnv, llm, home.workspace, floors.codeCache)),
+      async () => snapshotFloor.push(await coldFirstAnswer(floorEnv, llm, home.workspace, floors.snapshot)),
     ];
     await timeToInitialize(bareCommand, env);
     await coldFirstAnswer(env, llm, home.workspace);
-    await coldFirstAnswer(floorEnv, llm, home.workspace, floorCommand);
+    await coldFirstAnswer(floorEnv, llm, home.workspace, floors.codeCache);
+    await coldFirstAnswer(floorEnv, llm, home.workspace, floors.snapshot);
     for (let run = 0; run < runs; run += 1) {
       for (let step = 0; step < measures.length; step += 1) await measures[(run + step) % measures.length]?.();
     }
-    return { bare, cold, floor };
+    return { bare, cold, floor, snapshotFloor };
   } finally {
     await llm.close();
     home.cleanup();

@@ -1,8 +1,11 @@
 /**
- * The dependency floor of the "cold first answer" and idle-RSS rows: `dependency-floor-agent.mjs` over the
- * libraries a first answer needs, bundled into one file and code-cached as hermes' own bundle is
- * (esbuild, minified; a V8 code cache written after one evaluation). Built into
- * `.bench/dependency-floor/` once per bench run from the installed packages.
+ * The dependency floors of the "cold first answer" and idle-RSS rows: agents that only load the
+ * libraries a first answer needs and do no agent work (dependency-floor-serve.cjs serves them), in
+ * two forms, both built into `.bench/dependency-floor/` once per bench run from the installed packages:
+ * - `dependency-floor-agent.mjs`: the libraries bundled into one file and code-cached as hermes' own
+ *   bundle is (esbuild, minified; a V8 code cache written after one evaluation), evaluated on `session/new`;
+ * - `dependency-floor-snapshot.cjs`: the same libraries in a V8 start-up snapshot
+ *   (`node --snapshot-blob`, Node 20's user-land snapshot), already in the heap when the process starts.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -12,31 +15,36 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { build } from "esbuild";
 import { procStatusKb } from "./prompt.js";
 
-export const FLOOR_AGENT = resolve(import.meta.dirname, "dependency-floor-agent.mjs");
+const FLOOR_AGENT = resolve(import.meta.dirname, "dependency-floor-agent.mjs");
+const SNAPSHOT_ENTRY = resolve(import.meta.dirname, "dependency-floor-snapshot.cjs");
 
-/** The packages the floor agent evaluates on `session/new`, by the name it checks them under. */
+/** The packages the floor agents load, by the name they check them under. */
 const DEPENDENCIES = { acp: "@agentclientprotocol/sdk", zod: "zod", yaml: "yaml", openai: "openai" } as const;
 
-/** Builds the bundle and its code cache; answers the folder to pass the floor agent. */
-export async function buildDependencyFloor(): Promise<string> {
-  const dir = resolve(import.meta.dirname, "../.bench/dependency-floor");
+/** How to start each floor agent: the argv to spawn (the first element is the executable). */
+export interface DependencyFloors {
+  /** The libraries evaluated from a code cache on `session/new`. */
+  codeCache: readonly string[];
+  /** The libraries deserialized from a V8 start-up snapshot before `initialize`. */
+  snapshot: readonly string[];
+}
+
+const bundleOptions = { bundle: true, platform: "node", format: "cjs", target: "node20", minify: true, legalComments: "none", logLevel: "warning" } as const;
+
+/** Builds both floors (the bundle, its code cache, the snapshot blob); answers how to start them. */
+export async function buildDependencyFloors(): Promise<DependencyFloors> {
+  const root = resolve(import.meta.dirname, "..");
+  const dir = join(root, ".bench/dependency-floor");
   mkdirSync(dir, { recursive: true });
   const entry = join(dir, "entry.cjs");
   writeFileSync(entry, `module.exports = {\n${Object.entries(DEPENDENCIES).map(([name, pkg]) => `  ${name}: require(${JSON.stringify(pkg)}),`).join("\n")}\n};\n`);
-  await build({
-    entryPoints: [entry],
-    outfile: join(dir, "deps.cjs"),
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    minify: true,
-    legalComments: "none",
-    logLevel: "warning",
-    absWorkingDir: resolve(import.meta.dirname, ".."),
-  });
+  await build({ ...bundleOptions, entryPoints: [entry], outfile: join(dir, "deps.cjs"), absWorkingDir: root });
   execFileSync(process.execPath, [FLOOR_AGENT, dir, "--write-cache"], { stdio: ["ignore", "ignore", "inherit"] });
-  return dir;
+  const snapshotEntry = join(dir, "snapshot-entry.cjs");
+  const blob = join(dir, "floor.blob");
+  await build({ ...bundleOptions, entryPoints: [SNAPSHOT_ENTRY], outfile: snapshotEntry, absWorkingDir: root, alias: { "hermes-floor-dependencies": entry }, external: ["better-sqlite3"] });
+  execFileSync(process.execPath, ["--snapshot-blob", blob, "--build-snapshot", snapshotEntry], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+  return { codeCache: [process.execPath, FLOOR_AGENT, dir], snapshot: [process.execPath, "--snapshot-blob", blob, dir] };
 }
 
 export interface DependencyFloorRss {
@@ -49,13 +57,14 @@ export interface DependencyFloorRss {
 }
 
 /**
- * The memory floor under the idle-RSS row: the floor agent's VmRSS after it has evaluated the
- * libraries and opened SQLite (what hermes' warm-up after `initialize` loads), read at the same
- * delays the idle-RSS row reads hermes at. `env` must carry HERMES_HOME (the floor's database goes there).
+ * The memory floor under the idle-RSS row: a floor agent's (`command`, from buildDependencyFloors)
+ * VmRSS after its `session/new` answered, its libraries loaded and SQLite open (what hermes' warm-up
+ * after `initialize` loads), read at the same delays the idle-RSS row reads hermes at. `env` must
+ * carry HERMES_HOME (the floor's database goes there).
  */
-export async function measureDependencyFloorRss(env: NodeJS.ProcessEnv, cwd: string, settleMs: number, reducedMs: number): Promise<DependencyFloorRss> {
-  const dir = await buildDependencyFloor();
-  const child = spawn(process.execPath, [FLOOR_AGENT, dir], { env, stdio: ["pipe", "pipe", "ignore"] });
+export async function measureDependencyFloorRss(command: readonly string[], env: NodeJS.ProcessEnv, cwd: string, settleMs: number, reducedMs: number): Promise<DependencyFloorRss> {
+  const [file, ...args] = command as [string, ...string[]];
+  const child = spawn(file, args, { env, stdio: ["pipe", "pipe", "ignore"] });
   const exited = once(child, "exit");
   const pending = new Map<number, (frame: { result?: unknown }) => void>();
   let text = "";

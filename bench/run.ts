@@ -15,8 +15,8 @@
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { createTempHome } from "../test/support/temp-home.js";
-import { measureColdAnswer } from "./cold-answer.js";
-import { measureDependencyFloorRss } from "./dependency-floor.js";
+import { measureColdAnswer, type ColdAnswer } from "./cold-answer.js";
+import { buildDependencyFloors, measureDependencyFloorRss, type DependencyFloorRss } from "./dependency-floor.js";
 import { measureHeavyPrompt } from "./prompt-heavy.js";
 import { IDLE_SETTLE_MS, measurePeakRss, measurePromptOverhead, REDUCED_IDLE_MS, TYPING_PAUSE_MS } from "./prompt.js";
 import { failed, formatTable, formatValue, measured, type Budget, type Report, type Row } from "./report.js";
@@ -118,8 +118,22 @@ async function startupRows(runs: number): Promise<Row[]> {
   ];
 }
 
+/** An info row for a dependency floor's cold first answers, with its ratio to `base` (bare initialize + model). */
+function floorRow(id: string, what: string, samples: readonly ColdAnswer[], base: number, agent: string, sessionNew: string): Row {
+  const pick = (part: (sample: ColdAnswer) => number): string => ms(median(samples.map(part)));
+  const total = median(samples.map((sample) => sample.totalMs));
+  return measured(
+    id,
+    what,
+    total,
+    "ms",
+    `median of ${samples.length} interleaved runs of ${agent}; ratio to bare initialize + model ${(total / base).toFixed(2)}×; parts (medians): ` +
+      `initialize ${pick((s) => s.initializeMs)}, session/new (${sessionNew}) ${pick((s) => s.sessionNewMs)}, prompt → first chunk ${pick((s) => s.promptMs)}`,
+  );
+}
+
 async function coldAnswerRows(runs: number): Promise<Row[]> {
-  const { bare, cold, floor: dependencyFloor } = await measureColdAnswer(runs);
+  const { bare, cold, floor: dependencyFloor, snapshotFloor } = await measureColdAnswer(runs);
   const total = summarize(cold.map((sample) => sample.totalMs));
   const floor = median(bare);
   const model = median(cold.map((sample) => sample.modelMs));
@@ -137,16 +151,10 @@ async function coldAnswerRows(runs: number): Promise<Row[]> {
       `bare initialize median ${ms(floor)} (${bare.length} interleaved runs) + scripted model median ${ms(model)} = ${ms(floor + model)}`,
       BUDGETS.coldAnswerRatio,
     ),
-    measured(
-      "cold-answer-floor",
-      "cold first answer, dependency floor (libraries only, no agent work)",
-      summarize(dependencyFloor.map((sample) => sample.totalMs)).median,
-      "ms",
-      `median of ${dependencyFloor.length} interleaved runs of bench/dependency-floor-agent.mjs; ratio to bare initialize + model ` +
-        `${(median(dependencyFloor.map((sample) => sample.totalMs)) / (floor + model)).toFixed(2)}×; parts (medians): initialize ` +
-        `${ms(median(dependencyFloor.map((s) => s.initializeMs)))}, session/new (the ACP SDK, zod, yaml and openai evaluated from one code-cached bundle, a SQLite open) ` +
-        `${ms(median(dependencyFloor.map((s) => s.sessionNewMs)))}, prompt → first chunk ${ms(median(dependencyFloor.map((s) => s.promptMs)))}`,
-    ),
+    floorRow("cold-answer-floor", "cold first answer, dependency floor (libraries only, no agent work)", dependencyFloor, floor + model,
+      "bench/dependency-floor-agent.mjs", "the ACP SDK, zod, yaml and openai evaluated from one code-cached bundle, a SQLite open"),
+    floorRow("cold-answer-snapshot-floor", "cold first answer, snapshot floor (libraries in a start-up snapshot)", snapshotFloor, floor + model,
+      "bench/dependency-floor-snapshot.cjs started with node --snapshot-blob (the same libraries deserialized with node's own start-up)", "a SQLite open"),
   ];
 }
 
@@ -220,8 +228,13 @@ async function heavyPromptRows(runs: number): Promise<Row[]> {
 
 async function rssRows(): Promise<Row[]> {
   const { peakKb, currentKb, initializedKb, idleKb, reducedIdleKb } = await measurePeakRss();
-  const floorHome = createTempHome();
-  const floor = await measureDependencyFloorRss(floorHome.env(), floorHome.workspace, IDLE_SETTLE_MS, REDUCED_IDLE_MS).finally(() => floorHome.cleanup());
+  const floors = await buildDependencyFloors();
+  const floorRss = async (command: readonly string[]): Promise<DependencyFloorRss> => {
+    const floorHome = createTempHome();
+    return measureDependencyFloorRss(command, floorHome.env(), floorHome.workspace, IDLE_SETTLE_MS, REDUCED_IDLE_MS).finally(() => floorHome.cleanup());
+  };
+  const floor = await floorRss(floors.codeCache);
+  const snapshotFloor = await floorRss(floors.snapshot);
   const mb = (kb: number): string => `${(kb / 1024).toFixed(1)} MB`;
   return [
     measured("peak-rss", "peak RSS after 1 session + 1 prompt", peakKb / 1024, "MB", `every toolset enabled; VmHWM ${peakKb} kB, VmRSS ${currentKb} kB (MB here = 1024 kB)`, BUDGETS.peakRss),
@@ -242,6 +255,14 @@ async function rssRows(): Promise<Row[]> {
       `VmRSS of bench/dependency-floor-agent.mjs ${IDLE_SETTLE_MS} ms after its session/new evaluated the ACP SDK, zod, yaml and openai and opened SQLite ` +
         `(what hermes' warm-up loads); ${mb(floor.loadedKb)} the moment it answered, ${mb(floor.reducedIdleKb)} ${REDUCED_IDLE_MS / 1000} s after it; ` +
         `hermes idle − floor ${mb(idleKb - floor.idleKb)}`,
+    ),
+    measured(
+      "idle-rss-snapshot-floor",
+      "RSS idle, snapshot floor (libraries in a start-up snapshot)",
+      snapshotFloor.idleKb / 1024,
+      "MB",
+      `VmRSS of bench/dependency-floor-snapshot.cjs (node --snapshot-blob) ${IDLE_SETTLE_MS} ms after its session/new opened SQLite, the same libraries ` +
+        `deserialized at start; ${mb(snapshotFloor.loadedKb)} the moment it answered, ${mb(snapshotFloor.reducedIdleKb)} ${REDUCED_IDLE_MS / 1000} s after it`,
     ),
   ];
 }
