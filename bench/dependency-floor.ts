@@ -31,8 +31,15 @@ export interface DependencyFloors {
 
 const bundleOptions = { bundle: true, platform: "node", format: "cjs", target: "node20", minify: true, legalComments: "none", logLevel: "warning" } as const;
 
-/** Builds both floors (the bundle, its code cache, the snapshot blob); answers how to start them. */
-export async function buildDependencyFloors(): Promise<DependencyFloors> {
+let built: Promise<DependencyFloors> | undefined;
+
+/** Builds both floors (the bundle, its code cache, the snapshot blob) once per bench run; answers how to start them. */
+export function buildDependencyFloors(): Promise<DependencyFloors> {
+  built ??= buildFloors();
+  return built;
+}
+
+async function buildFloors(): Promise<DependencyFloors> {
   const root = resolve(import.meta.dirname, "..");
   const dir = join(root, ".bench/dependency-floor");
   mkdirSync(dir, { recursive: true });
